@@ -1,0 +1,1 @@
+"""Benchmarks that print figures; speed is measured here, never asserted in tests."""

@@ -1,0 +1,99 @@
+"""Crash-safe file writes and cross-process locks, shared by every store that writes to the home."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+
+class WriteError(Exception):
+    """A write could not be made; the old file is intact and the message says why."""
+
+
+def describe_os_error(exc: OSError, path: Path) -> str:
+    """One sentence for the OS errors a user can actually hit while we write."""
+    if exc.errno == errno.ENOSPC:
+        return f"No space left on the device holding {path}; free some space and retry."
+    if exc.errno in (errno.EROFS,):
+        return f"{path} is on a read-only file system; nothing was changed."
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"Permission denied writing {path}; check the folder's owner and mode."
+    if exc.errno == errno.EDQUOT:
+        return f"Disk quota exceeded writing {path}; free some space and retry."
+    return f"Could not write {path}: {exc.strerror or exc}."
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write `data` to a temp file beside `path`, fsync it, then rename it over `path`.
+
+    Readers see the old file or the new one, never a partial one; on failure the old file stays.
+    """
+    path = Path(path)
+    if mode is None:
+        try:
+            mode = path.stat().st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o600
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise WriteError(describe_os_error(exc, path)) from exc
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def file_lock(target: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `<target>.lock` (Hermes' sidecar convention) for a read-modify-write.
+
+    flock locks die with their process, so a crash never leaves a stale lock behind.
+    """
+    lock_path = target.with_name(target.name + ".lock")
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise WriteError(describe_os_error(exc, lock_path)) from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def content_hash(data: bytes | str) -> str:
+    """A short, stable fingerprint of file content (used to recognise our own writes)."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return hashlib.sha256(data).hexdigest()[:16]

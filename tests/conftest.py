@@ -1,0 +1,34 @@
+"""Every test gets its own `$HERMES_HOME`; the real `~/.hermes` and real API keys are never seen."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+CREDENTIAL_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow", action="store_true", help="run the long fault and fuzz variants")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--slow"):
+        return
+    skip = pytest.mark.skip(reason="long variant; run with --slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "hermes-home"
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    monkeypatch.setenv("HOME", str(tmp_path / "user-home"))
+    for name in list(os.environ):
+        if name.endswith(CREDENTIAL_SUFFIXES):
+            monkeypatch.delenv(name, raising=False)
+    return home

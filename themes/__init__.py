@@ -1,0 +1,1 @@
+"""Built-in themes and the loader for user theme files."""

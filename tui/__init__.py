@@ -1,0 +1,1 @@
+"""The Textual workstation: app, screens, the engine worker and the file watcher."""

@@ -1,0 +1,33 @@
+"""The `hws` console script: a subcommand runs headless in `engine.cli`; none opens the workstation.
+
+Kept tiny so that `hws run` never pays for importing Textual.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def _wants_subcommand(argv: Sequence[str]) -> bool:
+    args = list(argv)
+    while args and args[0] == "--home" and len(args) >= 2:
+        args = args[2:]
+    while args and args[0].startswith("--home="):
+        args = args[1:]
+    return bool(args) and (not args[0].startswith("-") or args[0] in ("-h", "--help"))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if _wants_subcommand(argv):
+        from engine.cli import main as cli_main
+
+        return cli_main(argv)
+    from tui.launch import launch
+
+    return launch(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
