@@ -1,0 +1,165 @@
+"""The typed events that are the only way the engine talks to a UI.
+
+Plain frozen dataclasses: the CLI prints them (or dumps them as JSON lines), the workstation turns
+each into a Textual Message. Every event carries the id of the session it belongs to.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Event:
+    session_id: str
+
+    @property
+    def kind(self) -> str:
+        """A stable snake_case name, used as `type` in JSON output."""
+        name = type(self).__name__
+        return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
+
+    def as_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["type"] = self.kind
+        return data
+
+
+@dataclass(frozen=True)
+class TurnStarted(Event):
+    text: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class TextDelta(Event):
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta(Event):
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCalled(Event):
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    preview: str
+
+
+@dataclass(frozen=True)
+class ToolFinished(Event):
+    call_id: str
+    name: str
+    ok: bool
+    preview: str
+    duration_s: float
+    result: str = ""
+
+
+@dataclass(frozen=True)
+class ApprovalNeeded(Event):
+    """A destructive action waits for the user; the UI answers through the request's id."""
+
+    request_id: str
+    tool: str
+    command: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class MemoryWritten(Event):
+    target: str  # "memory" | "user"
+    action: str  # add | replace | remove | batch | undo
+    who: str  # agent | review | user | external
+    journal_id: str
+    message: str
+
+
+@dataclass(frozen=True)
+class SkillChanged(Event):
+    name: str
+    action: str  # create | patch | edit | delete | write_file | remove_file | restore
+    who: str
+    version: str
+    message: str
+
+
+@dataclass(frozen=True)
+class SkillLoaded(Event):
+    """Tier 2 (the whole SKILL.md) or Tier 3 (one support file) entered the conversation."""
+
+    name: str
+    file_path: str
+    tokens: int
+
+
+@dataclass(frozen=True)
+class NudgeFired(Event):
+    nudge: str  # memory | skill_create | skill_patch
+    reason: str
+
+
+@dataclass(frozen=True)
+class Usage(Event):
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass(frozen=True)
+class Status(Event):
+    """Something worth a line in the status bar (retrying, provider down, review running)."""
+
+    level: str  # info | warning | error
+    text: str
+
+
+@dataclass(frozen=True)
+class ErrorEvent(Event):
+    message: str
+    retryable: bool = False
+
+
+@dataclass(frozen=True)
+class TurnFinished(Event):
+    text: str
+    interrupted: bool = False
+    tool_calls: int = 0
+
+
+@dataclass(frozen=True)
+class CompressionStarted(Event):
+    reason: str  # threshold | overflow | manual
+    tokens_before: int
+
+
+@dataclass(frozen=True)
+class CompressionPhase(Event):
+    phase: str  # flush | summarize | split
+    tokens_before: int
+    tokens_after: int
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CompressionFinished(Event):
+    old_session_id: str
+    new_session_id: str
+    tokens_before: int
+    tokens_after: int
+    summary: str
+    flushed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SessionChanged(Event):
+    """The conversation moved to another session (new, resumed, or split by compression)."""
+
+    previous_session_id: str
+    reason: str
