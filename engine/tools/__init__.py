@@ -1,0 +1,55 @@
+"""The agent's tools: a registry with JSON schemas and a dispatcher that never raises.
+
+Adding a tool is a `Tool(...)` value in any module plus one line where the agent builds its
+registry (`registry.register(MY_TOOL)`), or a module named in `TOOL_MODULES` that exposes `TOOLS`:
+
+    async def _handler(args: dict, ctx: ToolContext) -> dict:
+        return ctx.resource("memory").add(args["target"], args["content"])
+
+    MEMORY = Tool("memory", "memory", "Save durable facts…", {"type": "object", ...}, _handler)
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from engine.tools.context import (
+    ApprovalRequest,
+    Decision,
+    SessionState,
+    TodoItem,
+    ToolContext,
+    deny_all,
+    drop_event,
+)
+from engine.tools.registry import Tool, ToolError, ToolOutcome, ToolRegistry, ToolResult, parse_arguments
+
+# Modules whose `TOOLS` list makes up the default registry, in the order their schemas are sent.
+TOOL_MODULES: tuple[str, ...] = ("engine.tools.builtin",)
+
+__all__ = [
+    "TOOL_MODULES",
+    "ApprovalRequest",
+    "Decision",
+    "SessionState",
+    "TodoItem",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolOutcome",
+    "ToolRegistry",
+    "ToolResult",
+    "default_registry",
+    "deny_all",
+    "drop_event",
+    "parse_arguments",
+]
+
+
+def default_registry(modules: tuple[str, ...] = TOOL_MODULES) -> ToolRegistry:
+    """A fresh registry holding every tool of `modules` (a module that is missing is a bug, not skipped)."""
+    registry = ToolRegistry()
+    for name in modules:
+        for tool in importlib.import_module(name).TOOLS:
+            registry.register(tool)
+    return registry

@@ -1,0 +1,219 @@
+"""`terminal`: one shell command in the working directory, with a timeout, capped output and approvals.
+
+The command runs in its own process group, so a timeout or an interrupted turn kills everything it
+started, not just the shell. Output is read as it arrives into a bounded head and tail, so a command
+that prints gigabytes costs no more memory than one that prints the cap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.tools.context import Decision, ToolContext
+from engine.tools.danger import find_dangers
+from engine.tools.output import keep_head_tail
+from engine.tools.preview import count_lines, one_line, plural
+from engine.tools.registry import Tool, ToolError, ToolResult
+
+READ_CHUNK = 65536
+QUIET_ENV = {
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "GIT_TERMINAL_PROMPT": "0",
+    "DEBIAN_FRONTEND": "noninteractive",
+}
+
+DESCRIPTION = (
+    "Run a shell command (bash) in the working directory; stdin is closed, stdout and stderr are "
+    "merged. Each call starts fresh in the working directory. Returns the exit code and output. "
+    "Destructive commands wait for the user's approval."
+)
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "minLength": 1},
+        "timeout": {"type": "integer", "minimum": 1, "description": "Seconds before the command is killed."},
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+
+
+@dataclass
+class _Capture:
+    """The first `head` bytes and the last `tail` bytes of a stream, and how many came in all."""
+
+    head_limit: int
+    tail_limit: int
+    head: bytearray = field(default_factory=bytearray)
+    tail: bytearray = field(default_factory=bytearray)
+    total: int = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > self.tail_limit:
+                del self.tail[: len(self.tail) - self.tail_limit]
+
+    def text(self) -> tuple[str, int]:
+        """The captured output as text, and the bytes dropped between head and tail."""
+        dropped = self.total - len(self.head) - len(self.tail)
+        if dropped <= 0:
+            return bytes(self.head + self.tail).decode("utf-8", errors="replace"), 0
+        head = bytes(self.head).decode("utf-8", errors="replace")
+        tail = bytes(self.tail).decode("utf-8", errors="replace")
+        return f"{head}\n… [{dropped:,} bytes cut from the middle] …\n{tail}", dropped
+
+
+@dataclass
+class _Run:
+    exit_code: int | None
+    output: str
+    duration_s: float
+    timed_out: bool
+    lingering: bool  # background processes still held the output open when the shell exited
+
+
+def shell() -> str:
+    return shutil.which("bash") or "/bin/sh"
+
+
+async def terminal(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    command: str = args["command"]
+    section = ctx.config.terminal
+    timeout = min(int(args.get("timeout") or section.timeout), int(section.max_timeout))
+    cwd = Path(ctx.cwd)
+    if not cwd.is_dir():
+        raise ToolError(f"The working directory {cwd} no longer exists; nothing was run.")
+    dangers = find_dangers(command, cwd)
+    if dangers:
+        reason = " ".join(d.description for d in dangers)
+        grants = tuple(f"terminal:{d.category}" for d in dangers)
+        decision = await ctx.ask("terminal", command, reason, grants)
+        if decision is Decision.DENY:
+            return ToolResult(
+                {
+                    "declined": True,
+                    "message": f"The user declined to run this command. {reason} "
+                    "Do not run it again; find another way or ask the user what they want.",
+                },
+                ok=False,
+                summary="declined by the user",
+            )
+    run = await run_command(
+        command,
+        cwd,
+        timeout,
+        int(section.max_output_chars),
+        float(section.output_head_share),
+        float(section.kill_grace),
+        float(section.exit_drain),
+    )
+    return _result(run, timeout)
+
+
+async def run_command(
+    command: str,
+    cwd: Path,
+    timeout: float,
+    max_chars: int,
+    head_share: float,
+    kill_grace: float,
+    exit_drain: float,
+) -> _Run:
+    """Run `command` under bash in its own process group and collect its capped output."""
+    started = time.perf_counter()
+    # Bytes kept: up to 4 per character, so the character cap below is what really cuts.
+    capture = _Capture(int(max_chars * head_share) * 4, (max_chars - int(max_chars * head_share)) * 4)
+    process = await asyncio.create_subprocess_exec(
+        shell(),
+        "-c",
+        command,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+        env={**os.environ, **QUIET_ENV},
+    )
+    assert process.stdout is not None
+    reader = asyncio.create_task(_pump(process.stdout, capture))
+    timed_out = lingering = False
+    try:
+        try:
+            await asyncio.wait_for(process.wait(), timeout)
+        except TimeoutError:
+            timed_out = True
+            await _kill_group(process, kill_grace)
+        try:
+            await asyncio.wait_for(asyncio.shield(reader), exit_drain if not timed_out else kill_grace + 1)
+        except TimeoutError:
+            lingering = True
+    finally:
+        if process.returncode is None:  # cancelled: the turn was interrupted
+            await _kill_group(process, kill_grace)
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await reader
+    output, _dropped = capture.text()
+    output, _cut = keep_head_tail(output, max_chars, head_share)
+    return _Run(process.returncode, output, time.perf_counter() - started, timed_out, lingering)
+
+
+async def _pump(stream: asyncio.StreamReader, capture: _Capture) -> None:
+    while chunk := await stream.read(READ_CHUNK):
+        capture.add(chunk)
+
+
+async def _kill_group(process: asyncio.subprocess.Process, grace: float) -> None:
+    """SIGTERM the whole process group, then SIGKILL it if the shell has not gone within `grace`."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, sig)
+        try:
+            await asyncio.wait_for(process.wait(), grace if sig == signal.SIGTERM else 5)
+            if sig == signal.SIGTERM:
+                # The shell is gone; children that ignored SIGTERM must not outlive it.
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, signal.SIGKILL)
+            return
+        except TimeoutError:
+            continue
+
+
+def _result(run: _Run, timeout: float) -> ToolResult:
+    lines = count_lines(run.output)
+    if run.timed_out:
+        status = f"timed out after {timeout:g}s; the command and its children were killed"
+        summary = f"timed out after {timeout:g}s, {plural(lines, 'line')}"
+    else:
+        status = f"exit {run.exit_code}"
+        summary = f"exit {run.exit_code}, {plural(lines, 'line')}"
+    header = f"[{status}; {run.duration_s:.1f}s]"
+    notes = []
+    if run.lingering:
+        notes.append("[background processes still hold the output; later output is not captured]")
+    body = run.output if run.output else "(no output)"
+    text = "\n".join([header, body.rstrip("\n"), *notes])
+    return ToolResult(text, ok=not run.timed_out and run.exit_code == 0, summary=summary)
+
+
+def _preview(args: Mapping[str, Any], width: int) -> str:
+    return one_line(str(args.get("command", "")), width)
+
+
+TOOL = Tool("terminal", "terminal", DESCRIPTION, PARAMETERS, terminal, _preview)
