@@ -85,7 +85,8 @@ def bom_encoding(head: bytes) -> str | None:
 async def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     target = await paths.for_read(ctx, "read_file", args["path"])
     limits = ctx.config.tool_output
-    window = min(int(args.get("limit") or limits.max_lines), int(limits.max_lines))
+    # Two lines stay free for the notes, so the registry's line cap never cuts a window.
+    window = max(min(int(args.get("limit") or limits.max_lines), int(limits.max_lines) - 2), 1)
     return await asyncio.to_thread(
         _read,
         ctx,
@@ -214,9 +215,13 @@ def _read_decoded(
 
 
 def _numbered(number: int, text: str, max_line: int) -> str:
-    if len(text) > max_line:
-        text = f"{text[:max_line]}… [+{len(text) - max_line:,} chars]"
-    return f"{number}|{text}"
+    """`N|text`, with a long line cut so that the whole numbered line fits in `max_line` chars."""
+    prefix = f"{number}|"
+    if len(prefix) + len(text) <= max_line:
+        return prefix + text
+    keep = max_line - len(prefix) - len(f"… [+{len(text):,} chars]")
+    keep = max(keep, 1)
+    return f"{prefix}{text[:keep]}… [+{len(text) - keep:,} chars]"
 
 
 def _result(

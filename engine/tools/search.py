@@ -166,7 +166,8 @@ def _glob_match(path: Path, root: Path, pattern: str) -> bool:
 
 
 def _where(ctx: ToolContext, walk: _Walk) -> str:
-    return paths.shown_path(ctx, walk.root)
+    shown = paths.shown_path(ctx, walk.root)
+    return "the working directory" if shown == "." else shown
 
 
 def _notes(walk: _Walk, skipped_large: int, more: bool, limit: int, what: str) -> list[str]:

@@ -20,7 +20,6 @@ from typing import Any
 
 from engine.tools.context import Decision, ToolContext
 from engine.tools.danger import find_dangers
-from engine.tools.output import keep_head_tail
 from engine.tools.preview import count_lines, one_line, plural
 from engine.tools.registry import Tool, ToolError, ToolResult
 
@@ -69,14 +68,18 @@ class _Capture:
             if len(self.tail) > self.tail_limit:
                 del self.tail[: len(self.tail) - self.tail_limit]
 
-    def text(self) -> tuple[str, int]:
-        """The captured output as text, and the bytes dropped between head and tail."""
+    def text(self, head_chars: int, tail_chars: int) -> str:
+        """The output as text: all of it when it fits, else its start and end with a note between."""
         dropped = self.total - len(self.head) - len(self.tail)
         if dropped <= 0:
-            return bytes(self.head + self.tail).decode("utf-8", errors="replace"), 0
-        head = bytes(self.head).decode("utf-8", errors="replace")
+            whole = bytes(self.head + self.tail).decode("utf-8", errors="replace")
+            if len(whole) <= head_chars + tail_chars:
+                return whole
+        head = bytes(self.head).decode("utf-8", errors="replace")[:head_chars]
         tail = bytes(self.tail).decode("utf-8", errors="replace")
-        return f"{head}\n… [{dropped:,} bytes cut from the middle] …\n{tail}", dropped
+        tail = tail[len(tail) - tail_chars :] if tail_chars else ""
+        omitted = self.total - len(head.encode("utf-8")) - len(tail.encode("utf-8"))
+        return f"{head}\n… [{omitted:,} bytes of output cut from the middle] …\n{tail}"
 
 
 @dataclass
@@ -154,24 +157,51 @@ async def run_command(
     reader = asyncio.create_task(_pump(process.stdout, capture))
     timed_out = lingering = False
     try:
-        try:
-            await asyncio.wait_for(process.wait(), timeout)
-        except TimeoutError:
+        if not await _exited(process, reader, timeout):
             timed_out = True
-            await _kill_group(process, kill_grace)
+            await _kill_group(process, reader, kill_grace)
         try:
             await asyncio.wait_for(asyncio.shield(reader), exit_drain if not timed_out else kill_grace + 1)
         except TimeoutError:
             lingering = True
     finally:
         if process.returncode is None:  # cancelled: the turn was interrupted
-            await _kill_group(process, kill_grace)
+            await _kill_group(process, reader, kill_grace)
         reader.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await reader
-    output, _dropped = capture.text()
-    output, _cut = keep_head_tail(output, max_chars, head_share)
+        if lingering:
+            # A background job still holds the pipe; stop listening to it (the job itself runs on).
+            transport = getattr(process, "_transport", None)
+            if transport is not None:
+                transport.close()
+    head_chars = int(max_chars * head_share)
+    output = capture.text(head_chars, max_chars - head_chars)
     return _Run(process.returncode, output, time.perf_counter() - started, timed_out, lingering)
+
+
+async def _exited(process: asyncio.subprocess.Process, reader: asyncio.Task[None], seconds: float) -> bool:
+    """Wait up to `seconds` for the shell to exit; True when it did.
+
+    Python 3.11's `Process.wait()` also waits for the output pipe to close, which a background job
+    started by the command can hold open for hours, so the exit status is polled instead (backing off
+    from 1 ms to 50 ms; a command that closes its output is noticed at once through the reader).
+    """
+    deadline = time.monotonic() + seconds
+    delay = 0.001
+    while process.returncode is None:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        if reader.done():
+            try:
+                await asyncio.wait_for(process.wait(), left)
+            except TimeoutError:
+                return False
+            return True
+        await asyncio.wait({reader}, timeout=min(delay, left))
+        delay = min(delay * 2, 0.05)
+    return True
 
 
 async def _pump(stream: asyncio.StreamReader, capture: _Capture) -> None:
@@ -179,20 +209,15 @@ async def _pump(stream: asyncio.StreamReader, capture: _Capture) -> None:
         capture.add(chunk)
 
 
-async def _kill_group(process: asyncio.subprocess.Process, grace: float) -> None:
+async def _kill_group(process: asyncio.subprocess.Process, reader: asyncio.Task[None], grace: float) -> None:
     """SIGTERM the whole process group, then SIGKILL it if the shell has not gone within `grace`."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, sig)
-        try:
-            await asyncio.wait_for(process.wait(), grace if sig == signal.SIGTERM else 5)
-            if sig == signal.SIGTERM:
-                # The shell is gone; children that ignored SIGTERM must not outlive it.
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(process.pid, signal.SIGKILL)
-            return
-        except TimeoutError:
-            continue
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGTERM)
+    await _exited(process, reader, grace)
+    # Whether or not the shell went quietly, children that ignored SIGTERM must not outlive it.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    await _exited(process, reader, 5)
 
 
 def _result(run: _Run, timeout: float) -> ToolResult:
