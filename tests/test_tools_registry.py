@@ -298,3 +298,14 @@ async def test_none_and_tool_results_are_accepted(bench: Bench) -> None:
         "custom",
         "diff",
     )
+
+
+def test_hws_tools_lists_tools_and_prints_schemas(capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.cli import main
+
+    assert main(["tools"]) == 0
+    out = capsys.readouterr().out.strip().split("\n")
+    assert [line.split()[0] for line in out[:-1]] == BUILTIN
+    assert out[-1].startswith("6 tools, ") and out[-1].endswith("tokens of schemas")
+    assert main(["tools", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == default_registry().schemas()

@@ -20,21 +20,20 @@ from engine.tools.registry import Tool, ToolError, ToolResult
 _LINE_PREFIX = re.compile(r"^\s*\d+\|")
 
 WRITE_DESCRIPTION = (
-    "Create or overwrite a whole file with `content` (folders are created). "
-    "To change part of a file use patch."
+    "Create or overwrite a whole file (folders are created). To change part of a file use patch."
 )
 WRITE_PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "description": "Relative to the working directory, or absolute."},
-        "content": {"type": "string", "description": "The complete new text of the file."},
+        "path": {"type": "string"},
+        "content": {"type": "string", "description": "The complete new text."},
     },
     "required": ["path", "content"],
     "additionalProperties": False,
 }
 PATCH_DESCRIPTION = (
-    "Replace `old_string` with `new_string` in a file. old_string must match the file exactly "
-    "(whitespace included, no line-number prefixes) and be unique unless replace_all is true."
+    "Replace `old_string` with `new_string` in a file. old_string must match exactly (whitespace "
+    "included, no `N|` prefixes) and be unique unless replace_all is true."
 )
 PATCH_PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -42,7 +41,7 @@ PATCH_PARAMETERS: dict[str, Any] = {
         "path": {"type": "string"},
         "old_string": {"type": "string", "minLength": 1},
         "new_string": {"type": "string"},
-        "replace_all": {"type": "boolean", "description": "Replace every occurrence."},
+        "replace_all": {"type": "boolean"},
     },
     "required": ["path", "old_string", "new_string"],
     "additionalProperties": False,

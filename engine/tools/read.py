@@ -48,16 +48,15 @@ _BOMS = (
 )
 
 DESCRIPTION = (
-    "Read a text file as numbered lines (`N|text`; the prefix is not part of the file). "
-    "Large files come in windows: continue with the offset given at the end. "
-    "Also lists a folder and describes binary files."
+    "Read a text file as `N|line` numbered lines (the prefix is not file content). Long files come in "
+    "windows: continue at the offset the result names. Lists folders; describes binary files."
 )
 PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "description": "Relative to the working directory, or absolute."},
-        "offset": {"type": "integer", "minimum": 1, "description": "First line to read (1-based)."},
-        "limit": {"type": "integer", "minimum": 1, "description": "Most lines to read."},
+        "path": {"type": "string"},
+        "offset": {"type": "integer", "minimum": 1, "description": "First line, 1-based."},
+        "limit": {"type": "integer", "minimum": 1, "description": "Most lines."},
     },
     "required": ["path"],
     "additionalProperties": False,

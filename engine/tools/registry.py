@@ -11,7 +11,7 @@ import difflib
 import json
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine.tools.context import ToolContext
@@ -72,7 +72,6 @@ class ToolOutcome:
     display: str = ""
     duration_s: float = 0.0
     cut: str = ""  # what the output caps removed, empty when nothing was cut
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class ToolRegistry:

@@ -19,19 +19,19 @@ from engine.tools.registry import Tool, ToolError, ToolResult
 SNIFF_BYTES = 8192
 
 DESCRIPTION = (
-    "Search under a folder, skipping .git, node_modules, .venv and the like. target=content (default): "
-    "`pattern` is a Python regex matched per line; returns path:line: text. target=files: `pattern` is a "
-    "file-name glob like *.py; returns paths."
+    "Search files under `path` (default: working directory), skipping .git, node_modules, .venv etc. "
+    "target=content (default): `pattern` is a Python regex, returns path:line: text. "
+    "target=files: `pattern` is a file-name glob like *.py, returns paths."
 )
 PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "pattern": {"type": "string", "minLength": 1},
+        "pattern": {"type": "string"},
         "target": {"type": "string", "enum": ["content", "files"]},
-        "path": {"type": "string", "description": "Folder or file to search; default the working directory."},
-        "glob": {"type": "string", "description": "Content search only: search files matching this glob."},
+        "path": {"type": "string"},
+        "glob": {"type": "string", "description": "Content search: only files matching this glob."},
         "ignore_case": {"type": "boolean"},
-        "limit": {"type": "integer", "minimum": 1, "description": "Most results."},
+        "limit": {"type": "integer", "minimum": 1},
     },
     "required": ["pattern"],
     "additionalProperties": False,
@@ -70,7 +70,7 @@ async def search_files(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     allowed = (Path(ctx.cwd).resolve(), ctx.home.root.resolve(), target.path)
     walk = _Walk(target.path, frozenset(section.search_skip_dirs), allowed)
     if args.get("target") == "files":
-        return await asyncio.to_thread(_find_files, ctx, walk, args["pattern"], limit, args)
+        return await asyncio.to_thread(_find_files, ctx, walk, args["pattern"], limit)
     flags = re.IGNORECASE if args.get("ignore_case") else 0
     try:
         regex = re.compile(args["pattern"], flags)
@@ -80,7 +80,7 @@ async def search_files(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             "Escape special characters such as ( [ { . * + ? with a backslash to match them literally."
         ) from None
     return await asyncio.to_thread(
-        _grep, ctx, walk, regex, args.get("glob"), limit, int(section.search_max_file_bytes), args
+        _grep, ctx, walk, regex, args.get("glob"), limit, int(section.search_max_file_bytes)
     )
 
 
@@ -91,7 +91,6 @@ def _grep(
     glob: str | None,
     limit: int,
     max_bytes: int,
-    args: Mapping[str, Any],
 ) -> ToolResult:
     results: list[str] = []
     files_hit = 0
@@ -134,9 +133,7 @@ def _grep(
     return ToolResult("\n".join([*results, *notes]), summary=summary)
 
 
-def _find_files(
-    ctx: ToolContext, walk: _Walk, pattern: str, limit: int, args: Mapping[str, Any]
-) -> ToolResult:
+def _find_files(ctx: ToolContext, walk: _Walk, pattern: str, limit: int) -> ToolResult:
     found: list[str] = []
     more = False
     for path in walk.files():

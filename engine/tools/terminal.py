@@ -32,15 +32,14 @@ QUIET_ENV = {
 }
 
 DESCRIPTION = (
-    "Run a shell command (bash) in the working directory; stdin is closed, stdout and stderr are "
-    "merged. Each call starts fresh in the working directory. Returns the exit code and output. "
-    "Destructive commands wait for the user's approval."
+    "Run a bash command in the working directory (a fresh shell each call; stdin closed; stderr merged "
+    "into stdout). Returns the exit code and output. Destructive commands need the user's approval."
 )
 PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "command": {"type": "string", "minLength": 1},
-        "timeout": {"type": "integer", "minimum": 1, "description": "Seconds before the command is killed."},
+        "command": {"type": "string"},
+        "timeout": {"type": "integer", "minimum": 1, "description": "Seconds before it is killed."},
     },
     "required": ["command"],
     "additionalProperties": False,

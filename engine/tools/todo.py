@@ -13,17 +13,16 @@ STATUSES = ("pending", "in_progress", "done", "cancelled")
 _MARKS = {"pending": "[ ]", "in_progress": "[>]", "done": "[x]", "cancelled": "[-]"}
 
 DESCRIPTION = (
-    "Your task list for this session (for multi-step work). add: `items` are new tasks. "
-    "update: set `text` and/or `status` of task `id`. complete: mark task `id` done. list: show it. "
-    "Returns the whole list."
+    "Session task list for multi-step work. add `items`; update task `id` with `text` and/or `status`; "
+    "complete task `id`; list. Returns the whole list."
 )
 PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
         "action": {"type": "string", "enum": ["add", "update", "complete", "list"]},
-        "items": {"type": "array", "items": {"type": "string", "minLength": 1}},
+        "items": {"type": "array", "items": {"type": "string"}},
         "id": {"type": "integer"},
-        "text": {"type": "string", "minLength": 1},
+        "text": {"type": "string"},
         "status": {"type": "string", "enum": list(STATUSES)},
     },
     "required": ["action"],
