@@ -98,6 +98,8 @@ async def test_non_utf8_text_is_shown_with_a_note(bench: Bench) -> None:
     (bench.cwd / "wide.txt").write_bytes("héllo\nwörld\n".encode("utf-16"))
     outcome = await bench.call("read_file", {"path": "wide.txt"})
     assert outcome.content.startswith("1|héllo\n2|wörld\n[decoded as UTF-16")
+    outcome = await bench.call("read_file", {"path": "wide.txt", "offset": 2})
+    assert outcome.content.startswith("2|wörld\n") and outcome.summary == "lines 2-2 of 2"
 
 
 async def test_empty_file_folder_and_missing_file(bench: Bench) -> None:

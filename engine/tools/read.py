@@ -6,11 +6,12 @@ import asyncio
 import codecs
 import difflib
 import hashlib
+import io
 import mimetypes
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from engine.tools import paths
 from engine.tools.context import ToolContext
@@ -130,9 +131,7 @@ def _read(
                 )
             handle.seek(0)
             if encoding:
-                return _read_decoded(
-                    ctx, handle.read(), encoding, target, offset, window, max_chars, max_line
-                )
+                return _read_decoded(ctx, handle, encoding, target, offset, window, max_chars, max_line)
             return _read_utf8(ctx, handle, target, offset, window, max_chars, max_line)
     except PermissionError:
         raise ToolError(f"Permission denied reading {shown}.") from None
@@ -140,9 +139,28 @@ def _read(
         raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}.") from None
 
 
+def _window(
+    lines: Iterator[str], offset: int, window: int, max_chars: int, max_line: int
+) -> tuple[list[str], int, bool]:
+    """Numbered lines from `offset`, stopping at `window` lines or `max_chars`; also lines consumed."""
+    shown: list[str] = []
+    used = number = 0
+    for number, text in enumerate(lines, 1):
+        if number < offset:
+            continue
+        line = _numbered(number, text.rstrip("\r\n"), max_line)
+        if used + len(line) + 1 > max_chars and shown:
+            return shown, number, True
+        shown.append(line)
+        used += len(line) + 1
+        if len(shown) >= window:
+            break
+    return shown, number, False
+
+
 def _read_utf8(
     ctx: ToolContext,
-    handle: Any,
+    handle: BinaryIO,
     target: paths.ResolvedPath,
     offset: int,
     window: int,
@@ -150,31 +168,23 @@ def _read_utf8(
     max_line: int,
 ) -> ToolResult:
     digest = hashlib.sha256()
-    shown_lines: list[str] = []
-    used = 0
-    number = 0
     bad_line = 0
-    char_cut = False
-    for raw in handle:
-        digest.update(raw)
-        number += 1
-        if number < offset:
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            text = raw.decode("utf-8", errors="replace")
-            bad_line = bad_line or number
-        line = _numbered(number, text.rstrip("\r\n"), max_line)
-        if used + len(line) + 1 > max_chars and shown_lines:
-            char_cut = True
-            break
-        shown_lines.append(line)
-        used += len(line) + 1
-        if len(shown_lines) >= window:
-            break
+
+    def decoded() -> Iterator[str]:
+        nonlocal bad_line
+        for number, raw in enumerate(handle, 1):
+            digest.update(raw)
+            if number < offset:
+                yield ""  # skipped lines are counted, never decoded
+                continue
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError:
+                bad_line = bad_line or number
+                yield raw.decode("utf-8", errors="replace")
+
+    shown, total, char_cut = _window(decoded(), offset, window, max_chars, max_line)
     # Count (and hash) the rest without decoding it.
-    total = number
     last_byte = b"\n"
     while chunk := handle.read(CHUNK):
         digest.update(chunk)
@@ -184,12 +194,12 @@ def _read_utf8(
         total += 1
     ctx.state.file_hashes[str(target.path)] = digest.hexdigest()[:16]
     notes = [f"[not valid UTF-8 at line {bad_line}: undecodable bytes shown as U+FFFD]"] if bad_line else []
-    return _result(target.shown, shown_lines, offset, total, notes, max_chars, char_cut)
+    return _result(target.shown, shown, offset, total, notes, max_chars, char_cut)
 
 
 def _read_decoded(
     ctx: ToolContext,
-    data: bytes,
+    handle: BinaryIO,
     encoding: str,
     target: paths.ResolvedPath,
     offset: int,
@@ -197,20 +207,18 @@ def _read_decoded(
     max_chars: int,
     max_line: int,
 ) -> ToolResult:
-    ctx.state.file_hashes[str(target.path)] = hashlib.sha256(data).hexdigest()[:16]
-    lines = data.decode(encoding, errors="replace").splitlines()
-    shown_lines: list[str] = []
-    used = 0
-    cut = False
-    for number in range(offset, min(offset + window, len(lines) + 1)):
-        line = _numbered(number, lines[number - 1], max_line)
-        if used + len(line) + 1 > max_chars and shown_lines:
-            cut = True
-            break
-        shown_lines.append(line)
-        used += len(line) + 1
+    """A UTF-16 or UTF-32 file (it has a byte-order mark), streamed so a huge one costs no memory."""
+    text = io.TextIOWrapper(handle, encoding=encoding, errors="replace")
+    shown, total, char_cut = _window(text, offset, window, max_chars, max_line)
+    total += sum(1 for _ in text)
+    text.detach()
+    handle.seek(0)
+    digest = hashlib.sha256()
+    while chunk := handle.read(CHUNK):
+        digest.update(chunk)
+    ctx.state.file_hashes[str(target.path)] = digest.hexdigest()[:16]
     notes = [f"[decoded as {encoding.upper()} (byte-order mark); patch and write_file save UTF-8]"]
-    return _result(target.shown, shown_lines, offset, len(lines), notes, max_chars, cut)
+    return _result(target.shown, shown, offset, total, notes, max_chars, char_cut)
 
 
 def _numbered(number: int, text: str, max_line: int) -> str:
