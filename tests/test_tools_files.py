@@ -411,3 +411,7 @@ async def test_home_secrets_need_approval_to_read(bench: Bench) -> None:
     assert "holds API keys" in bench.user.requests[0].reason
     soul = await bench.call("read_file", {"path": str(bench.home.soul)})
     assert soul.ok and len(bench.user.requests) == 1
+    (bench.cwd / "env-link").symlink_to(bench.home.env_file)
+    for path in (str(bench.home.root), "."):
+        found = await bench.call("search_files", {"pattern": "sk-secret", "path": path})
+        assert found.ok and found.summary == "no matches", path

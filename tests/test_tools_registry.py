@@ -309,3 +309,12 @@ def test_hws_tools_lists_tools_and_prints_schemas(capsys: pytest.CaptureFixture[
     assert out[-1].startswith("6 tools, ") and out[-1].endswith("tokens of schemas")
     assert main(["tools", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == default_registry().schemas()
+
+
+async def test_a_result_that_cannot_be_serialised_is_an_error(bench: Bench) -> None:
+    async def odd(args: dict[str, Any], ctx: ToolContext) -> dict[Any, Any]:
+        return {("tuple", "key"): 1}
+
+    bench.registry.register(Tool("odd", "t", "d", {"type": "object"}, odd))
+    outcome = await bench.call("odd", {})
+    assert not outcome.ok and "odd returned a result that cannot be sent: TypeError" in outcome.content

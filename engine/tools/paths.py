@@ -70,6 +70,12 @@ def _home_part(ctx: ToolContext, path: Path) -> tuple[str, ...] | None:
     return None
 
 
+def home_secrets(ctx: ToolContext) -> frozenset[Path]:
+    """The home's files that hold credentials: reading them always needs the user's approval."""
+    root = ctx.home.root.resolve()
+    return frozenset(root / name for name in _SECRET_FILES)
+
+
 def _granted(ctx: ToolContext, path: Path, modes: tuple[str, ...]) -> bool:
     for grant in ctx.state.approvals:
         mode, _, folder = grant.partition(":")

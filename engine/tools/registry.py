@@ -177,16 +177,20 @@ class ToolRegistry:
                 raise ToolError(f"Invalid arguments for {name}: {' '.join(problems)}")
             returned = await tool.handler(arguments, ctx)
         except ToolError as exc:
-            return _error_outcome(name, arguments, str(exc), started, width)
+            return _error_outcome(name, arguments, str(exc), started, limits, width)
         except Exception as exc:  # a bug or an OS failure inside a handler must not end the turn
             message = f"{name} failed: {type(exc).__name__}: {exc}"
-            return _error_outcome(name, arguments, message, started, width)
-        result = returned if isinstance(returned, ToolResult) else ToolResult(_plain(returned))
-        if isinstance(result.content, str):
-            content, cut = cap_text(result.content, limits)
-        else:
-            content, cut = cap_json(result.content, limits)
-        summary = result.summary or default_summary(result.content, width)
+            return _error_outcome(name, arguments, message, started, limits, width)
+        try:
+            result = returned if isinstance(returned, ToolResult) else ToolResult(_plain(returned))
+            if isinstance(result.content, str):
+                content, cut = cap_text(result.content, limits)
+            else:
+                content, cut = cap_json(result.content, limits)
+            summary = result.summary or default_summary(result.content, width)
+        except Exception as exc:  # a result that cannot be serialised is the tool's bug, not the turn's
+            message = f"{name} returned a result that cannot be sent: {type(exc).__name__}: {exc}"
+            return _error_outcome(name, arguments, message, started, limits, width)
         return ToolOutcome(
             name=name,
             arguments=arguments,
@@ -252,13 +256,15 @@ def _plain(value: Any) -> str | dict[str, Any] | list[Any]:
 
 
 def _error_outcome(
-    name: str, arguments: dict[str, Any], message: str, started: float, width: int
+    name: str, arguments: dict[str, Any], message: str, started: float, limits: Limits, width: int
 ) -> ToolOutcome:
+    content, cut = cap_json({"error": message}, limits)
     return ToolOutcome(
         name=name,
         arguments=arguments,
-        content=dumps({"error": message}),
+        content=content,
         ok=False,
         summary=one_line(f"error: {message}", width),
         duration_s=time.perf_counter() - started,
+        cut=cut,
     )

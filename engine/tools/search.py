@@ -43,11 +43,13 @@ class _Walk:
     root: Path
     skip_dirs: frozenset[str]
     allowed: tuple[Path, ...]
+    secrets: frozenset[Path] = frozenset()  # never searched: reading them needs approval
     escaped: int = 0  # symlinked files skipped because they lead outside the allowed folders
 
     def files(self) -> Iterator[Path]:
         if self.root.is_file():
-            yield self.root
+            if self.root not in self.secrets:
+                yield self.root
             return
         for folder, dirs, names in os.walk(self.root, followlinks=False):
             dirs[:] = sorted(d for d in dirs if d not in self.skip_dirs)
@@ -58,6 +60,10 @@ class _Walk:
                     if not any(real.is_relative_to(a) for a in self.allowed) or not real.is_file():
                         self.escaped += 1
                         continue
+                    if real in self.secrets:
+                        continue
+                elif path in self.secrets:
+                    continue
                 yield path
 
 
@@ -68,7 +74,7 @@ async def search_files(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     section = ctx.config.tool_output
     limit = min(int(args.get("limit") or section.search_max_results), int(section.search_max_results))
     allowed = (Path(ctx.cwd).resolve(), ctx.home.root.resolve(), target.path)
-    walk = _Walk(target.path, frozenset(section.search_skip_dirs), allowed)
+    walk = _Walk(target.path, frozenset(section.search_skip_dirs), allowed, paths.home_secrets(ctx))
     if args.get("target") == "files":
         return await asyncio.to_thread(_find_files, ctx, walk, args["pattern"], limit)
     flags = re.IGNORECASE if args.get("ignore_case") else 0
