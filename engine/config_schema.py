@@ -28,6 +28,14 @@ class Setting:
 
 S = Setting
 
+# Tool and cache folders that are never what a search is looking for.
+# fmt: off
+SEARCH_SKIP_DIRS = [
+    ".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".pytest_cache",
+    ".ruff_cache", ".tox", ".nox", ".idea", ".cache", ".next", ".gradle",
+]
+# fmt: on
+
 SCHEMA: dict[str, dict[str, Setting]] = {
     "model": {
         "default": S("", "Model name sent to the provider (Hermes also reads `model.model`)."),
@@ -100,12 +108,24 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     },
     "terminal": {
         "timeout": S(180, "Seconds a terminal command may run.", 1),
+        "max_timeout": S(600, "Longest timeout the model may ask for in one terminal call, in seconds.", 1),
         "max_output_chars": S(50_000, "Characters of command output returned to the model.", 100),
+        "output_head_share": S(
+            0.4, "Share of capped command output kept from the start; the rest is the end.", 0, 1
+        ),
+        "kill_grace": S(1.0, "Seconds between SIGTERM and SIGKILL for a command that timed out.", 0),
+        "exit_drain": S(0.5, "Seconds to keep reading output after the shell exits (background jobs).", 0),
     },
     "tool_output": {
         "max_bytes": S(50_000, "Largest tool result sent to the model, in bytes.", 100),
         "max_lines": S(2000, "Most lines of a tool result sent to the model.", 1),
         "max_line_length": S(2000, "Longest line of a tool result sent to the model.", 10),
+        "preview_chars": S(60, "Characters of a tool call's one-line preview in the UI and CLI.", 10),
+        "search_max_results": S(100, "Matches (or file names) search_files returns at most.", 1),
+        "search_max_file_bytes": S(5_000_000, "Files larger than this are skipped by content search.", 1),
+        "search_skip_dirs": S(SEARCH_SKIP_DIRS, "Folder names search_files never descends into."),
+        "patch_preview_lines": S(12, "Lines of the file shown when a patch's old text is not found.", 1),
+        "diff_max_lines": S(200, "Lines of the diff shown in the UI for write_file and patch.", 1),
     },
     "display": {
         "theme": S("hws-dark", "Theme name: a built-in, a Textual theme, or one in `themes/`."),

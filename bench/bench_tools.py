@@ -1,0 +1,110 @@
+"""The tool layer: what a call costs besides the tool's own work, and what the schemas cost in tokens."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from bench.common import Figure, Options, median, temp_home
+from engine import tokens
+from engine.config import defaults
+from engine.home import Home
+from engine.tools import Tool, ToolContext, default_registry
+
+PROMPT_AND_SCHEMA_BUDGET = 5000  # tokens: system prompt plus every tool schema, empty memory, no skills
+HERMES_SCHEMA_CHARS = 47_000  # Hermes Agent 0.19.0: JSON schemas of its 27 default tools
+HERMES_TOOLS = 27
+# The file, search, terminal and todo schemas may take a quarter of the budget; the system prompt and
+# the memory, skills and session_search schemas share the rest.
+SHARE = PROMPT_AND_SCHEMA_BUDGET // 4
+
+
+async def _noop(args: dict[str, Any], ctx: ToolContext) -> str:
+    return "ok"
+
+
+async def _samples(call: Callable[[], Awaitable[object]], runs: int, warmup: int = 5) -> list[float]:
+    for _ in range(warmup):
+        await call()
+    out = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        await call()
+        out.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+async def _dispatch_figures(runs: int) -> list[Figure]:
+    with temp_home() as root, tempfile.TemporaryDirectory(prefix="hws-bench-cwd-") as cwd_name:
+        cwd = Path(cwd_name)
+        (cwd / "app.py").write_text("".join(f"line_{n} = {n}\n" for n in range(200)))
+        registry = default_registry()
+        registry.register(Tool("noop", "bench", "Do nothing.", {"type": "object", "properties": {}}, _noop))
+        ctx = ToolContext(Home(root).ensure(), defaults(), cwd, session_id="bench")
+        noop = await _samples(lambda: registry.dispatch("noop", "{}", ctx), runs)
+        read = await _samples(lambda: registry.dispatch("read_file", '{"path": "app.py"}', ctx), runs)
+        flip = iter(range(10**9))
+
+        def patch() -> Awaitable[object]:
+            n = next(flip)
+            old, new = ("line_7 = 7", "line_7 = 8") if n % 2 == 0 else ("line_7 = 8", "line_7 = 7")
+            return registry.dispatch(
+                "patch", json.dumps({"path": "app.py", "old_string": old, "new_string": new}), ctx
+            )
+
+        patched = await _samples(patch, runs)
+        term = await _samples(
+            lambda: registry.dispatch("terminal", '{"command": "true"}', ctx), max(runs // 10, 5)
+        )
+        broken = await _samples(lambda: registry.dispatch("read_file", '{"path": ', ctx), runs)
+    return [
+        Figure(
+            "dispatch overhead (no-op tool)",
+            median(noop) * 1000,
+            "µs",
+            "< 100 µs",
+            met=median(noop) < 0.1,
+            note="parse + validate + handler + cap + previews",
+        ),
+        Figure("dispatch of broken JSON", median(broken) * 1000, "µs", note="error result built"),
+        Figure("read_file, 200-line file", median(read), "ms", note="median, includes the thread hop"),
+        Figure("patch, 200-line file", median(patched), "ms", note="median, atomic write with fsync"),
+        Figure("terminal `true`", median(term), "ms", note="median, bash spawn in its own process group"),
+    ]
+
+
+def _schema_figures() -> list[Figure]:
+    registry = default_registry()
+    text = json.dumps(registry.schemas())
+    total = tokens.count(text)
+    per_tool = {t.name: tokens.count(json.dumps(t.schema())) for t in registry}
+    hermes_tokens = tokens.estimate("x" * HERMES_SCHEMA_CHARS)
+    biggest = max(per_tool, key=lambda name: per_tool[name])
+    return [
+        Figure(
+            f"tool schemas, {len(registry)} tools",
+            total,
+            "tokens",
+            f"<= {SHARE:,} of the {PROMPT_AND_SCHEMA_BUDGET:,} shared with the prompt",
+            baseline=f"Hermes: {HERMES_SCHEMA_CHARS:,} chars ~{hermes_tokens:,} tok, {HERMES_TOOLS} tools",
+            note=f"{len(text):,} chars; largest {biggest} ({per_tool[biggest]} tokens)",
+            met=total <= SHARE,
+        ),
+        Figure(
+            "tokens per tool schema",
+            total / len(registry),
+            "tokens",
+            baseline=f"Hermes: ~{hermes_tokens // HERMES_TOOLS:,} tokens",
+            note=", ".join(f"{name} {n}" for name, n in per_tool.items()),
+        ),
+    ]
+
+
+def run(options: Options) -> list[Figure]:
+    runs = 200 if options.quick else 2000
+    return [*asyncio.run(_dispatch_figures(runs)), *_schema_figures()]

@@ -1,0 +1,64 @@
+"""The agent's tools: a registry with JSON schemas and a dispatcher that never raises.
+
+Adding a tool is a `Tool(...)` value in any module plus one line where the agent builds its
+registry (`registry.register(MEMORY)`), or a module named in `TOOL_MODULES` that exposes `TOOLS`:
+
+    async def _memory(args: dict, ctx: ToolContext) -> dict:
+        result = ctx.resource("memory").add(args["target"], args["content"])  # raise ToolError to refuse
+        await ctx.send(MemoryWritten(ctx.session_id, args["target"], "add", "agent", result["id"], "..."))
+        return result  # a dict or text; ToolResult(content, ok, summary, display) for more control
+
+    def _preview(args: Mapping, width: int) -> str:  # `memory   +user "User hates light…"`
+        return f"+{args.get('target')} " + quoted(str(args.get("content", "")), width - 6)
+
+    MEMORY = Tool("memory", "memory", "Save durable facts…", {"type": "object", ...}, _memory, _preview)
+
+The agent calls `registry.preview_call(name, raw_args, width)` for the ToolCalled line, then
+`await registry.dispatch(name, raw_args, ctx)`, whose `ToolOutcome` carries the text for the model
+(`content`), `ok`, the one-line result `summary` and any UI-only `display` (diffs).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from engine.tools.context import (
+    ApprovalRequest,
+    Decision,
+    SessionState,
+    TodoItem,
+    ToolContext,
+    deny_all,
+    drop_event,
+)
+from engine.tools.registry import Tool, ToolError, ToolOutcome, ToolRegistry, ToolResult, parse_arguments
+
+# Modules whose `TOOLS` list makes up the default registry, in the order their schemas are sent.
+TOOL_MODULES: tuple[str, ...] = ("engine.tools.builtin",)
+
+__all__ = [
+    "TOOL_MODULES",
+    "ApprovalRequest",
+    "Decision",
+    "SessionState",
+    "TodoItem",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolOutcome",
+    "ToolRegistry",
+    "ToolResult",
+    "default_registry",
+    "deny_all",
+    "drop_event",
+    "parse_arguments",
+]
+
+
+def default_registry(modules: tuple[str, ...] = TOOL_MODULES) -> ToolRegistry:
+    """A fresh registry holding every tool of `modules` (a module that is missing is a bug, not skipped)."""
+    registry = ToolRegistry()
+    for name in modules:
+        for tool in importlib.import_module(name).TOOLS:
+            registry.register(tool)
+    return registry

@@ -1,0 +1,15 @@
+"""The tools the tool layer itself provides: files, search, terminal and the task list."""
+
+from __future__ import annotations
+
+from engine.tools import edit, read, search, terminal, todo
+from engine.tools.registry import Tool
+
+TOOLS: tuple[Tool, ...] = (
+    todo.TOOL,
+    read.TOOL,
+    edit.WRITE_TOOL,
+    edit.PATCH_TOOL,
+    search.TOOL,
+    terminal.TOOL,
+)

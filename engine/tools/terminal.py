@@ -1,0 +1,243 @@
+"""`terminal`: one shell command in the working directory, with a timeout, capped output and approvals.
+
+The command runs in its own process group, so a timeout or an interrupted turn kills everything it
+started, not just the shell. Output is read as it arrives into a bounded head and tail, so a command
+that prints gigabytes costs no more memory than one that prints the cap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.tools.context import Decision, ToolContext
+from engine.tools.danger import find_dangers
+from engine.tools.preview import count_lines, one_line, plural
+from engine.tools.registry import Tool, ToolError, ToolResult
+
+READ_CHUNK = 65536
+QUIET_ENV = {
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "GIT_TERMINAL_PROMPT": "0",
+    "DEBIAN_FRONTEND": "noninteractive",
+}
+
+DESCRIPTION = (
+    "Run a bash command in the working directory (a fresh shell each call; stdin closed; stderr merged "
+    "into stdout). Returns the exit code and output. Destructive commands need the user's approval."
+)
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string"},
+        "timeout": {"type": "integer", "minimum": 1, "description": "Seconds before it is killed."},
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+
+
+@dataclass
+class _Capture:
+    """The first `head` bytes and the last `tail` bytes of a stream, and how many came in all."""
+
+    head_limit: int
+    tail_limit: int
+    head: bytearray = field(default_factory=bytearray)
+    tail: bytearray = field(default_factory=bytearray)
+    total: int = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > self.tail_limit:
+                del self.tail[: len(self.tail) - self.tail_limit]
+
+    def text(self, head_chars: int, tail_chars: int) -> str:
+        """The output as text: all of it when it fits, else its start and end with a note between."""
+        dropped = self.total - len(self.head) - len(self.tail)
+        if dropped <= 0:
+            whole = bytes(self.head + self.tail).decode("utf-8", errors="replace")
+            if len(whole) <= head_chars + tail_chars:
+                return whole
+        head = bytes(self.head).decode("utf-8", errors="replace")[:head_chars]
+        tail = bytes(self.tail).decode("utf-8", errors="replace")
+        tail = tail[len(tail) - tail_chars :] if tail_chars else ""
+        omitted = self.total - len(head.encode("utf-8")) - len(tail.encode("utf-8"))
+        return f"{head}\n… [{omitted:,} bytes of output cut from the middle] …\n{tail}"
+
+
+@dataclass
+class _Run:
+    exit_code: int | None
+    output: str
+    duration_s: float
+    timed_out: bool
+    lingering: bool  # background processes still held the output open when the shell exited
+
+
+def shell() -> str:
+    return shutil.which("bash") or "/bin/sh"
+
+
+async def terminal(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    command: str = args["command"]
+    section = ctx.config.terminal
+    timeout = min(int(args.get("timeout") or section.timeout), int(section.max_timeout))
+    cwd = Path(ctx.cwd)
+    if not cwd.is_dir():
+        raise ToolError(f"The working directory {cwd} no longer exists; nothing was run.")
+    dangers = find_dangers(command, cwd)
+    if dangers:
+        reason = " ".join(d.description for d in dangers)
+        grants = tuple(f"terminal:{d.category}" for d in dangers)
+        decision = await ctx.ask("terminal", command, reason, grants)
+        if decision is Decision.DENY:
+            return ToolResult(
+                {
+                    "declined": True,
+                    "message": f"The user declined to run this command. {reason} "
+                    "Do not run it again; find another way or ask the user what they want.",
+                },
+                ok=False,
+                summary="declined by the user",
+            )
+    run = await run_command(
+        command,
+        cwd,
+        timeout,
+        int(section.max_output_chars),
+        float(section.output_head_share),
+        float(section.kill_grace),
+        float(section.exit_drain),
+    )
+    return _result(run, timeout)
+
+
+async def run_command(
+    command: str,
+    cwd: Path,
+    timeout: float,
+    max_chars: int,
+    head_share: float,
+    kill_grace: float,
+    exit_drain: float,
+) -> _Run:
+    """Run `command` under bash in its own process group and collect its capped output."""
+    started = time.perf_counter()
+    # Bytes kept: up to 4 per character, so the character cap below is what really cuts.
+    capture = _Capture(int(max_chars * head_share) * 4, (max_chars - int(max_chars * head_share)) * 4)
+    process = await asyncio.create_subprocess_exec(
+        shell(),
+        "-c",
+        command,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+        env={**os.environ, **QUIET_ENV},
+    )
+    assert process.stdout is not None
+    reader = asyncio.create_task(_pump(process.stdout, capture))
+    timed_out = lingering = False
+    try:
+        if not await _exited(process, reader, timeout):
+            timed_out = True
+            await _kill_group(process, reader, kill_grace)
+        try:
+            await asyncio.wait_for(asyncio.shield(reader), exit_drain if not timed_out else kill_grace + 1)
+        except TimeoutError:
+            lingering = True
+    finally:
+        if process.returncode is None:  # cancelled: the turn was interrupted
+            await _kill_group(process, reader, kill_grace)
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await reader
+        if lingering:
+            # A background job still holds the pipe; stop listening to it (the job itself runs on).
+            transport = getattr(process, "_transport", None)
+            if transport is not None:
+                transport.close()
+    head_chars = int(max_chars * head_share)
+    output = capture.text(head_chars, max_chars - head_chars)
+    return _Run(process.returncode, output, time.perf_counter() - started, timed_out, lingering)
+
+
+async def _exited(process: asyncio.subprocess.Process, reader: asyncio.Task[None], seconds: float) -> bool:
+    """Wait up to `seconds` for the shell to exit; True when it did.
+
+    Python 3.11's `Process.wait()` also waits for the output pipe to close, which a background job
+    started by the command can hold open for hours, so the exit status is polled instead (backing off
+    from 1 ms to 50 ms; a command that closes its output is noticed at once through the reader).
+    """
+    deadline = time.monotonic() + seconds
+    delay = 0.001
+    while process.returncode is None:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        if reader.done():
+            try:
+                await asyncio.wait_for(process.wait(), left)
+            except TimeoutError:
+                return False
+            return True
+        await asyncio.wait({reader}, timeout=min(delay, left))
+        delay = min(delay * 2, 0.05)
+    return True
+
+
+async def _pump(stream: asyncio.StreamReader, capture: _Capture) -> None:
+    while chunk := await stream.read(READ_CHUNK):
+        capture.add(chunk)
+
+
+async def _kill_group(process: asyncio.subprocess.Process, reader: asyncio.Task[None], grace: float) -> None:
+    """SIGTERM the whole process group, then SIGKILL it if the shell has not gone within `grace`."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGTERM)
+    await _exited(process, reader, grace)
+    # Whether or not the shell went quietly, children that ignored SIGTERM must not outlive it.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    await _exited(process, reader, 5)
+
+
+def _result(run: _Run, timeout: float) -> ToolResult:
+    lines = count_lines(run.output)
+    if run.timed_out:
+        status = f"timed out after {timeout:g}s; the command and its children were killed"
+        summary = f"timed out after {timeout:g}s, {plural(lines, 'line')}"
+    else:
+        status = f"exit {run.exit_code}"
+        summary = f"exit {run.exit_code}, {plural(lines, 'line')}"
+    header = f"[{status}; {run.duration_s:.1f}s]"
+    notes = []
+    if run.lingering:
+        notes.append("[background processes still hold the output; later output is not captured]")
+    body = run.output if run.output else "(no output)"
+    text = "\n".join([header, body.rstrip("\n"), *notes])
+    return ToolResult(text, ok=not run.timed_out and run.exit_code == 0, summary=summary)
+
+
+def _preview(args: Mapping[str, Any], width: int) -> str:
+    return one_line(str(args.get("command", "")), width)
+
+
+TOOL = Tool("terminal", "terminal", DESCRIPTION, PARAMETERS, terminal, _preview)

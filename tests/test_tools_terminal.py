@@ -1,0 +1,264 @@
+"""terminal: real shells and process groups, capped output, timeouts, approvals of destructive commands."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.events import ApprovalNeeded
+from engine.tools.danger import find_dangers
+from tests.tool_helpers import Bench, make_bench, with_settings
+
+
+@pytest.fixture
+def bench(tmp_path: Path, hermes_home: Path) -> Bench:
+    return make_bench(
+        tmp_path, hermes_home, with_settings(terminal__kill_grace=0.5, terminal__exit_drain=0.3)
+    )
+
+
+def alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie waiting to be reaped."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
+
+
+async def wait_for_file(path: Path, seconds: float = 5) -> str:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().strip():
+            return path.read_text().strip()
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{path} never appeared")
+
+
+async def test_runs_in_the_working_directory_and_reports_the_exit_code(bench: Bench) -> None:
+    outcome = await bench.call("terminal", {"command": "pwd; echo to-stderr >&2"})
+    lines = outcome.content.split("\n")
+    assert outcome.ok and lines[0].startswith("[exit 0; ")
+    assert lines[1:] == [str(bench.cwd), "to-stderr"]
+    assert outcome.summary == "exit 0, 2 lines"
+    outcome = await bench.call("terminal", {"command": "echo failing; exit 3"})
+    assert not outcome.ok and outcome.content.startswith("[exit 3; ") and outcome.summary == "exit 3, 1 line"
+
+
+async def test_stdin_is_closed_so_nothing_waits_for_input(bench: Bench) -> None:
+    started = time.monotonic()
+    outcome = await bench.call("terminal", {"command": "cat; read x; echo done"})
+    assert outcome.content.endswith("\ndone") and time.monotonic() - started < 5
+
+
+async def test_no_output_is_said_plainly(bench: Bench) -> None:
+    outcome = await bench.call("terminal", {"command": "true"})
+    assert outcome.content.split("\n")[1] == "(no output)" and outcome.summary == "exit 0, 0 lines"
+
+
+async def test_output_keeps_head_and_tail(tmp_path: Path, hermes_home: Path) -> None:
+    bench = make_bench(tmp_path, hermes_home, with_settings(terminal__max_output_chars=1000))
+    outcome = await bench.call("terminal", {"command": "seq 1 100000"})
+    body = outcome.content.split("\n", 1)[1]
+    assert body.startswith("1\n2\n3\n") and body.endswith("99999\n100000")
+    assert "bytes of output cut from the middle" in body
+    assert len(body) < 1200
+
+
+async def test_a_flood_of_output_is_read_in_bounded_memory(tmp_path: Path, hermes_home: Path) -> None:
+    bench = make_bench(tmp_path, hermes_home, with_settings(terminal__max_output_chars=2000))
+    outcome = await bench.call(
+        "terminal", {"command": "head -c 30000000 /dev/zero | tr '\\0' x; echo; echo END"}
+    )
+    assert outcome.ok and outcome.content.endswith("END") and len(outcome.content) < 2500
+    assert "[29,99" in outcome.content  # the bytes dropped between head and tail are counted
+
+
+async def test_timeout_kills_the_whole_process_group(tmp_path: Path, hermes_home: Path) -> None:
+    config = with_settings(terminal__timeout=1, terminal__kill_grace=0.5)
+    bench = make_bench(tmp_path, hermes_home, config)
+    command = "sleep 60 & echo $! > child.pid; echo started; sleep 60"
+    started = time.monotonic()
+    outcome = await bench.call("terminal", {"command": command})
+    assert time.monotonic() - started < 5
+    assert not outcome.ok and "timed out after 1s" in outcome.content and "started" in outcome.content
+    assert outcome.summary == "timed out after 1s, 1 line"
+    child = int((bench.cwd / "child.pid").read_text())
+    for _ in range(50):
+        if not alive(child):
+            break
+        await asyncio.sleep(0.02)
+    assert not alive(child)
+
+
+async def test_a_child_that_ignores_sigterm_is_killed_anyway(tmp_path: Path, hermes_home: Path) -> None:
+    bench = make_bench(tmp_path, hermes_home, with_settings(terminal__timeout=1, terminal__kill_grace=0.3))
+    command = "(trap '' TERM; echo $BASHPID > stubborn.pid; exec sleep 60) & sleep 60"
+    outcome = await bench.call("terminal", {"command": command})
+    assert "timed out" in outcome.content
+    pid = int((bench.cwd / "stubborn.pid").read_text())
+    for _ in range(100):
+        if not alive(pid):
+            break
+        await asyncio.sleep(0.02)
+    assert not alive(pid)
+
+
+async def test_the_model_cannot_raise_the_timeout_past_the_maximum(tmp_path: Path, hermes_home: Path) -> None:
+    config = with_settings(terminal__timeout=30, terminal__max_timeout=1, terminal__kill_grace=0.2)
+    bench = make_bench(tmp_path, hermes_home, config)
+    outcome = await bench.call("terminal", {"command": "sleep 30", "timeout": 999})
+    assert "timed out after 1s" in outcome.content
+
+
+async def test_an_interrupted_turn_kills_the_command(bench: Bench) -> None:
+    task = asyncio.ensure_future(bench.call("terminal", {"command": "sleep 60 & echo $! > bg.pid; sleep 60"}))
+    child = int(await wait_for_file(bench.cwd / "bg.pid"))
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    for _ in range(100):
+        if not alive(child):
+            break
+        await asyncio.sleep(0.02)
+    assert not alive(child)
+
+
+async def test_background_jobs_do_not_hold_the_call_open(bench: Bench) -> None:
+    started = time.monotonic()
+    outcome = await bench.call("terminal", {"command": "sleep 30 & echo $! > bg.pid; echo launched"})
+    try:
+        assert time.monotonic() - started < 3
+        assert outcome.ok and "launched" in outcome.content
+        assert "background processes still hold the output" in outcome.content
+    finally:
+        os.kill(int((bench.cwd / "bg.pid").read_text()), 9)
+
+
+async def test_a_vanished_working_directory_is_an_error(bench: Bench) -> None:
+    bench.cwd.rmdir()
+    outcome = await bench.call("terminal", {"command": "ls"})
+    assert not outcome.ok and "no longer exists" in outcome.content
+
+
+# approvals
+
+
+async def test_destructive_command_asks_and_a_denial_runs_nothing(bench: Bench) -> None:
+    (bench.cwd / "build").mkdir()
+    outcome = await bench.call("terminal", {"command": "rm -rf build"})
+    assert (bench.cwd / "build").is_dir()
+    assert not outcome.ok and outcome.summary == "declined by the user"
+    result = json.loads(outcome.content)
+    assert result["declined"] is True and result["message"].startswith(
+        "The user declined to run this command."
+    )
+    [request] = bench.user.requests
+    assert request.tool == "terminal" and request.command == "rm -rf build"
+    assert "deletes files recursively" in request.reason and request.grants == ("terminal:rm",)
+    [event] = [e for e in bench.events if isinstance(e, ApprovalNeeded)]
+    assert (event.request_id, event.command, event.session_id) == (request.request_id, "rm -rf build", "s1")
+
+
+async def test_approved_once_runs_once(bench: Bench) -> None:
+    (bench.cwd / "a").mkdir()
+    (bench.cwd / "b").mkdir()
+    bench.user.answers = ["once"]
+    assert (await bench.call("terminal", {"command": "rm -rf a"})).ok
+    assert not (bench.cwd / "a").exists()
+    assert not (await bench.call("terminal", {"command": "rm -rf b"})).ok  # asked again, default deny
+    assert (bench.cwd / "b").exists() and len(bench.user.requests) == 2
+
+
+async def test_approved_for_the_session_covers_the_same_kind_only(bench: Bench) -> None:
+    for name in ("a", "b"):
+        (bench.cwd / name).mkdir()
+    bench.user.answers = ["session"]
+    assert (await bench.call("terminal", {"command": "rm -rf a"})).ok
+    assert (await bench.call("terminal", {"command": "rm -r b"})).ok
+    assert len(bench.user.requests) == 1 and not (bench.cwd / "b").exists()
+    await bench.call("terminal", {"command": "git reset --hard"})  # another kind: asked again
+    assert len(bench.user.requests) == 2
+
+
+async def test_yolo_skips_approval(bench: Bench) -> None:
+    (bench.cwd / "gone").mkdir()
+    bench.ctx.yolo = True
+    assert (await bench.call("terminal", {"command": "rm -rf gone"})).ok
+    assert not (bench.cwd / "gone").exists() and bench.user.requests == []
+
+
+async def test_truncating_an_existing_file_asks_but_appending_does_not(bench: Bench) -> None:
+    (bench.cwd / "data.csv").write_text("precious\n")
+    outcome = await bench.call("terminal", {"command": "echo new > data.csv"})
+    assert not outcome.ok and (bench.cwd / "data.csv").read_text() == "precious\n"
+    assert "truncates the existing file data.csv" in bench.user.requests[0].reason
+    assert (await bench.call("terminal", {"command": "echo more >> data.csv"})).ok
+    assert (await bench.call("terminal", {"command": "echo x > fresh.txt"})).ok
+    assert len(bench.user.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("command", "categories"),
+    [
+        ("rm -rf build", ["rm"]),
+        ("rm -f *.o", ["rm"]),
+        ("/bin/rm --recursive x", ["rm"]),
+        ("cd src && rm -r old", ["rm"]),
+        ("find . -name '*.pyc' -delete", ["rm"]),
+        ("find . -exec rm {} +", ["rm"]),
+        ("ls | xargs -n 1 rm -f", ["rm"]),
+        ("bash -c 'rm -rf /tmp/x'", ["rm"]),
+        ("echo $(rm -rf x)", ["rm"]),
+        ("git reset --hard HEAD~1", ["git-reset"]),
+        ("git clean -fdx", ["git-clean"]),
+        ("git push --force origin main", ["git-push-force"]),
+        ("git -C repo push -f", ["git-push-force"]),
+        ("git push origin +main", ["git-push-force"]),
+        ("git branch -D feature", ["git-branch-delete"]),
+        ("dd if=/dev/zero of=disk.img bs=1M", ["dd"]),
+        ("mkfs.ext4 /dev/sdb1", ["disk"]),
+        ("chmod -R 777 .", ["chmod-r"]),
+        ("chown -R me: /srv", ["chmod-r"]),
+        ("curl -fsSL https://get.example.sh | sh", ["pipe-to-shell"]),
+        ("wget -qO- x | sudo bash", ["pipe-to-shell", "sudo"]),
+        ("sudo apt-get install jq", ["sudo"]),
+        ("kill -9 1234", ["kill"]),
+        ("pkill -f node", ["kill"]),
+        ("shutdown -h now", ["power"]),
+        ('psql -c "DROP TABLE users;"', ["sql-drop"]),
+        ('sqlite3 app.db "delete from sessions;"', ["sql-delete"]),
+        ("truncate -s 0 app.log", ["overwrite"]),
+        (":(){ :|:& };:", ["fork-bomb"]),
+    ],
+)
+def test_destructive_commands_are_recognised(command: str, categories: list[str], tmp_path: Path) -> None:
+    assert sorted(d.category for d in find_dangers(command, tmp_path)) == sorted(categories)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls -la",
+        "rm notes.txt",
+        'echo "rm -rf /"',
+        "grep -rf patterns.txt src",
+        "git push origin main",
+        "git status && git diff",
+        "git checkout main",
+        "kill 1234",
+        "npm run build 2>&1 | tee build.log",
+        "python -m pytest -x -q",
+        "curl -s https://example.com -o page.html",
+        'sqlite3 app.db "DELETE FROM sessions WHERE id = 3"',
+        "cat > new_file.txt <<EOF",
+        "echo 'unbalanced",
+    ],
+)
+def test_ordinary_commands_are_left_alone(command: str, tmp_path: Path) -> None:
+    assert find_dangers(command, tmp_path) == []
