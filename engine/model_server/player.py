@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.model_server.scenario import (
+    DEFAULT_CONTEXT_LENGTH,
     FILLER_TEXT,
     TEMPLATE,
     Condition,
@@ -322,7 +323,7 @@ class Player:
             message = fault.message or f"The scripted server failed on purpose (HTTP {fault.status})."
             return fault.status, error_body(message, "server_error", None), {}
         if fault.kind == "context_length":
-            limit = fault.limit or self.scenario.context_length
+            limit = fault.limit or self.scenario.context_length or DEFAULT_CONTEXT_LENGTH
             if fault.message:
                 message = render(fault.message, view, {})
             elif fault.mention_limit:

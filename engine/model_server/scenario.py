@@ -7,7 +7,7 @@ and a rule with no `when` and no `times` is a catch-all.
 
     name: greeting                   # shown in logs; defaults to the file name
     model: scripted                  # model id(s) served by /v1/models (a string or a list)
-    context_length: 128000           # reported by /v1/models as `context_length`
+    context_length: 128000           # reported by /v1/models as `context_length`; 0 leaves it out
     defaults:                        # reply settings used when a rule gives none
       chunk_size: 12                 #   characters per text delta
       chunk_delay: 0                 #   seconds between deltas (a slow model)
@@ -359,7 +359,7 @@ class _Parser:
         models = [models] if isinstance(models, str) else models
         if not isinstance(models, list) or not models or not all(isinstance(m, str) and m for m in models):
             raise self.fail(self.line_of(data, "model"), "`model` must be a model name or a list of names.")
-        context_length = self.number(data, "context_length", DEFAULT_CONTEXT_LENGTH, int, minimum=1)
+        context_length = self.number(data, "context_length", DEFAULT_CONTEXT_LENGTH, int)
         style = dict(STYLE_DEFAULTS)
         if "defaults" in data:
             defaults = self.mapping(data["defaults"], "defaults", self.line_of(data, "defaults"))

@@ -322,6 +322,7 @@ class ScriptedModelServer:
         self._arrived = threading.Condition(self._log_lock)
         self._http: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._bound_port: int | None = None
 
     @classmethod
     def from_yaml(cls, text: str, **kwargs: Any) -> ScriptedModelServer:
@@ -337,6 +338,7 @@ class ScriptedModelServer:
         http = _HTTPServer((HOST, self._port), _Handler)
         http.owner = self
         self._http = http
+        self._bound_port = int(http.server_address[1])
         self._thread = threading.Thread(
             target=http.serve_forever,
             kwargs={"poll_interval": 0.05},
@@ -375,9 +377,10 @@ class ScriptedModelServer:
 
     @property
     def port(self) -> int:
-        if self._http is None:
-            raise RuntimeError("the scripted model server is not running; call start() first")
-        return int(self._http.server_address[1])
+        """The port it listens on (still readable after `stop()`, for reports)."""
+        if self._bound_port is None:
+            raise RuntimeError("the scripted model server has not been started; call start() first")
+        return self._bound_port
 
     @property
     def base_url(self) -> str:
@@ -415,16 +418,12 @@ class ScriptedModelServer:
         self.player.reset()
 
     def models_body(self) -> dict[str, Any]:
-        data = [
-            {
-                "id": name,
-                "object": "model",
-                "created": 0,
-                "owned_by": "hws-scripted",
-                "context_length": self.scenario.context_length,
-            }
-            for name in self.scenario.models
-        ]
+        data: list[dict[str, Any]] = []
+        for name in self.scenario.models:
+            entry: dict[str, Any] = {"id": name, "object": "model", "created": 0, "owned_by": "hws-scripted"}
+            if self.scenario.context_length:
+                entry["context_length"] = self.scenario.context_length
+            data.append(entry)
         return {"object": "list", "data": data}
 
     def record(
