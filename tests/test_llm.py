@@ -209,6 +209,7 @@ async def test_model_is_taken_from_the_endpoint_when_none_is_configured() -> Non
         "{kind: cut, after_chunks: 2}",
         "{kind: cut, after_chunks: 99}",  # every delta sent, then cut before the finish
         "{kind: drop}",
+        "{kind: stream_error, after_chunks: 1}",
     ],
 )
 async def test_each_transient_fault_is_retried_to_success_and_reported(fault: str) -> None:
@@ -233,6 +234,20 @@ async def test_each_transient_fault_is_retried_to_success_and_reported(fault: st
     after_last_retry = chunks[chunks.index(retries[-1]) + 1 :]
     assert "".join(c.text for c in after_last_retry if isinstance(c, TextChunk)) == "the third try works"
     assert len(server.chat_requests) == 3
+
+
+async def test_an_error_event_naming_the_context_limit_is_a_context_error() -> None:
+    server = serve(
+        """
+        rules:
+          - fault: {kind: stream_error, message: "This model's maximum context length is 40000 tokens."}
+        """
+    )
+    with server:
+        async with make_client(server) as client:
+            with pytest.raises(ContextLengthError) as info:
+                await client.complete([user("x")])
+    assert info.value.limit == 40_000 and info.value.parsed
 
 
 async def test_backoff_doubles_from_the_base_delay() -> None:
@@ -600,3 +615,99 @@ async def test_usage_chunk_comes_before_the_finish_chunk() -> None:
             chunks = await chunks_of(client, [user("x")])
     assert isinstance(chunks[-2], UsageChunk) and isinstance(chunks[-1], FinishChunk)
     assert chunks[-1].message.usage == chunks[-2].usage
+
+
+# --- server quirks, fed as bytes and chunks ---------------------------------------------------
+
+
+class Body:
+    """A response body that arrives in the given pieces (the reader's only dependency)."""
+
+    def __init__(self, pieces: list[bytes]) -> None:
+        self.pieces = pieces
+        self.closed = False
+
+    async def aiter_bytes(self) -> Any:
+        for piece in self.pieces:
+            yield piece
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+async def read_all(pieces: list[bytes]) -> list[dict[str, Any]]:
+    from engine.llm.sse import SSEReader
+
+    reader = SSEReader(Body(pieces))
+    chunks: list[dict[str, Any]] = []
+    while True:
+        chunk = reader.pop()
+        if chunk is not None:
+            chunks.append(chunk)
+        elif reader.ended:
+            return chunks
+        else:
+            await reader.fill()
+
+
+async def test_sse_events_split_anywhere_with_crlf_comments_and_multiline_data() -> None:
+    stream = (
+        b": OPENROUTER PROCESSING\r\n\r\n"
+        b'data: {"n": 1}\r\n\r\n'
+        b'event: message\r\ndata: {"n":\r\ndata: 2}\r\n\r\n'
+        b'data: {"n": "\xc3\xa9"}\r\n\r\n'
+        b"data: [DONE]\r\n\r\n"
+        b'data: {"n": "after done is ignored"}\r\n\r\n'
+    )
+    for size in (1, 2, 3, 7, len(stream)):
+        pieces = [stream[i : i + size] for i in range(0, len(stream), size)]
+        assert await read_all(pieces) == [{"n": 1}, {"n": 2}, {"n": "é"}], size
+
+
+async def test_an_error_event_in_the_stream_is_raised_with_its_body() -> None:
+    from engine.llm.sse import StreamErrorEvent
+
+    with pytest.raises(StreamErrorEvent, match="upstream overloaded") as info:
+        await read_all([b'data: {"n": 1}\n\n', b'data: {"error": {"message": "upstream overloaded"}}\n\n'])
+    assert info.value.body["error"]["message"] == "upstream overloaded"
+    assert await read_all([b'data: {"n": 1}']) == [{"n": 1}]  # a last event without its blank line
+
+
+def test_assembler_copes_with_missing_indexes_growing_names_and_object_arguments() -> None:
+    from engine.llm import MessageAssembler
+
+    assembler = MessageAssembler()
+
+    def feed(*calls: dict[str, Any], finish: str | None = None) -> None:
+        delta = {"tool_calls": list(calls)} if calls else {}
+        assembler.feed({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+
+    feed({"id": "a", "function": {"name": "mem", "arguments": '{"x"'}})  # no index at all
+    feed({"id": "a", "function": {"name": "memory", "arguments": ": 1}"}})  # the name grows
+    feed({"id": "b", "function": {"name": "terminal", "arguments": {"command": "ls"}}})  # an object
+    feed({"index": 5, "id": "c", "function": {"name": "todo"}}, finish="tool_calls")
+    assembler.feed({"choices": [{"index": 1, "delta": {"content": "a second choice is ignored"}}]})
+    message = assembler.message()
+    assert [(c.id, c.name, c.arguments) for c in message.tool_calls] == [
+        ("a", "memory", '{"x": 1}'),
+        ("b", "terminal", '{"command": "ls"}'),
+        ("c", "todo", ""),
+    ]
+    assert message.tool_calls[2].parsed_arguments() == {} and message.content == ""
+    assert message.finish_reason == "tool_calls"
+
+
+def test_usage_is_read_under_each_providers_names() -> None:
+    from engine.llm.chunks import usage_from
+
+    openai_style = {
+        "prompt_tokens": 100,
+        "completion_tokens": 20,
+        "prompt_tokens_details": {"cached_tokens": 80, "cache_write_tokens": 5},
+        "completion_tokens_details": {"reasoning_tokens": 12},
+    }
+    anthropic_style = {"prompt_tokens": 100, "completion_tokens": 20, "cache_read_input_tokens": 70}
+    deepseek_style = {"prompt_tokens": 100, "completion_tokens": 20, "prompt_cache_hit_tokens": 60}
+    first = usage_from(openai_style)
+    assert (first.cached_tokens, first.cache_write_tokens, first.reasoning_tokens) == (80, 5, 12)
+    assert usage_from(anthropic_style).cached_tokens == 70 and usage_from(deepseek_style).cached_tokens == 60

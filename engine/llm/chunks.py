@@ -158,48 +158,53 @@ class MessageAssembler:
         self.usage: TokenUsage | None = None
         self.model = ""
 
-    def feed(self, chunk: Any) -> list[Chunk]:
-        """Read one `ChatCompletionChunk` and return what it adds."""
+    def feed(self, chunk: dict[str, Any]) -> list[Chunk]:
+        """Read one decoded `chat.completion.chunk` mapping and return what it adds."""
         out: list[Chunk] = []
-        if not self.model and getattr(chunk, "model", None):
-            self.model = str(chunk.model)
-        for choice in chunk.choices or ():
-            if getattr(choice, "index", 0) not in (0, None):
+        if not self.model and chunk.get("model"):
+            self.model = str(chunk["model"])
+        for choice in chunk.get("choices") or ():
+            if not isinstance(choice, dict) or choice.get("index", 0) not in (0, None):
                 continue  # only the first choice is ours (n=1)
-            delta = choice.delta
-            if delta is not None:
-                reasoning = _reasoning_of(delta)
-                if reasoning:
+            delta = choice.get("delta") or choice.get("message")  # some servers send `message`
+            if isinstance(delta, dict):
+                reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+                if isinstance(reasoning, str) and reasoning:
                     self.reasoning.append(reasoning)
                     out.append(ReasoningChunk(reasoning))
-                if delta.content:
-                    self.text.append(delta.content)
-                    out.append(TextChunk(delta.content))
-                for call in delta.tool_calls or ():
-                    out.append(self._feed_call(call))
-            if choice.finish_reason:
-                self.finish_reason = str(choice.finish_reason)
-        usage = getattr(chunk, "usage", None)
-        if usage is not None:
+                content = delta.get("content")
+                if isinstance(content, str) and content:
+                    self.text.append(content)
+                    out.append(TextChunk(content))
+                for call in delta.get("tool_calls") or ():
+                    if isinstance(call, dict):
+                        out.append(self._feed_call(call))
+            if choice.get("finish_reason"):
+                self.finish_reason = str(choice["finish_reason"])
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
             self.usage = usage_from(usage)
             out.append(UsageChunk(self.usage))
         return out
 
-    def _feed_call(self, call: Any) -> ToolCallChunk:
-        index = call.index
-        call_id = call.id or ""
-        if index is None:  # some servers omit it: a new id starts a new call
+    def _feed_call(self, call: dict[str, Any]) -> ToolCallChunk:
+        index = call.get("index")
+        call_id = str(call.get("id") or "")
+        if not isinstance(index, int):  # some servers omit it: a new id starts a new call
             last = max(self.slots, default=-1)
-            index = last + 1 if last < 0 or (call_id and self.slots[last].id not in ("", call_id)) else last
+            fresh = last < 0 or (call_id and self.slots[last].id not in ("", call_id))
+            index = last + 1 if fresh else last
         slot = self.slots.setdefault(index, _Slot())
         if call_id and not slot.id:
             slot.id = call_id
-        function = call.function
-        name = (function.name or "") if function is not None else ""
-        if name and name != slot.name:
+        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        name = function.get("name") or ""
+        if isinstance(name, str) and name and name != slot.name:
             # A repeated name is ignored; a growing one replaces; a genuine fragment is appended.
             slot.name = name if name.startswith(slot.name) else slot.name + name
-        fragment = (function.arguments or "") if function is not None else ""
+        fragment = function.get("arguments") or ""
+        if not isinstance(fragment, str):  # a few servers send the arguments as an object
+            fragment = json.dumps(fragment, ensure_ascii=False)
         if fragment:
             slot.arguments.append(fragment)
         return ToolCallChunk(index=index, id=slot.id, name=slot.name, arguments_delta=fragment)
@@ -221,17 +226,6 @@ class MessageAssembler:
             usage=self.usage,
             model=self.model,
         )
-
-
-def _reasoning_of(delta: Any) -> str:
-    """Reasoning text under any of the names servers use for it."""
-    for name in ("reasoning_content", "reasoning"):
-        value = getattr(delta, name, None)
-        if value is None and delta.model_extra:
-            value = delta.model_extra.get(name)
-        if isinstance(value, str) and value:
-            return value
-    return ""
 
 
 def _field(obj: Any, name: str) -> Any:

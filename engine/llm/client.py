@@ -33,6 +33,7 @@ from engine.llm.errors import (
     final_message,
 )
 from engine.llm.settings import ModelSettings, auxiliary_settings, model_settings
+from engine.llm.sse import SSEReader
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -148,6 +149,25 @@ class LLMClient:
         if options.get("extra_body"):
             body["extra_body"] = options["extra_body"]
         return body
+
+    async def open_stream(self, body: dict[str, Any]) -> Any:
+        """POST the body as it is and return the unread `httpx2.Response` of the event stream.
+
+        The `openai` client still does the transport, the key, the timeouts and the mapping of
+        HTTP errors to its exceptions; only its per-chunk models are skipped (see `sse.py`).
+        """
+        import httpx2
+        from openai._constants import RAW_RESPONSE_HEADER
+
+        body = dict(body)
+        extra = body.pop("extra_body", None) or {}
+        body.update(extra)
+        return await self.openai_client().post(
+            "/chat/completions",
+            body=body,
+            cast_to=httpx2.Response,
+            options={"headers": {RAW_RESPONSE_HEADER: "stream", "Accept": "text/event-stream"}},
+        )
 
     # --- the endpoint's facts -------------------------------------------------------------
 
@@ -273,27 +293,29 @@ class StreamCall:
         if not self.model:
             self.model = await client.resolve_model()
         self.request = client.request_body(self.messages, self.model, self.options)
-        openai_client = client.openai_client()
         loop = asyncio.get_running_loop()
         while True:
             self.attempts += 1
             self._assembler.reset()
-            stream: Any = None
+            reader: SSEReader | None = None
             try:
                 deadline = loop.time() + s.request_timeout
                 stall_at = loop.time() + s.stale_timeout
                 async with asyncio.timeout_at(min(deadline, stall_at)):
-                    stream = await openai_client.chat.completions.create(**self.request)
+                    reader = SSEReader(await client.open_stream(self.request))
                 while True:
-                    stall_at = loop.time() + s.stale_timeout
-                    try:
+                    chunk = reader.pop()
+                    if chunk is None:
+                        if reader.ended:
+                            break
                         # No yield inside the timeout: it must never fire while the consumer runs.
-                        async with asyncio.timeout_at(min(deadline, stall_at)):
-                            chunk = await stream.__anext__()
-                    except StopAsyncIteration:
-                        break
+                        async with asyncio.timeout_at(min(deadline, loop.time() + s.stale_timeout)):
+                            await reader.fill()
+                        continue
                     for out in self._assembler.feed(chunk):
                         yield out
+                if reader.done:
+                    await reader.drain()
                 if not self._assembler.finished:
                     raise StreamDropped("the stream ended before the model finished its reply")
             except TimeoutError as exc:
@@ -315,9 +337,8 @@ class StreamCall:
             else:
                 break
             finally:
-                if stream is not None:
-                    with contextlib.suppress(Exception):
-                        await stream.close()
+                if reader is not None:
+                    await reader.close()
             notice = self.retries[-1]
             yield notice
             await asyncio.sleep(notice.delay)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.llm.context import is_context_error
+from engine.llm.sse import StreamErrorEvent
 
 RETRYABLE_STATUS = {408, 409, 425, 429}
 
@@ -103,6 +104,7 @@ def retry_after_seconds(headers: Any) -> float | None:
 
 def classify(exc: BaseException, stale_timeout: float) -> Failure:
     """Sort an exception from a model call into a `Failure` (imports openai: only call after a call)."""
+    import httpx2
     import openai
 
     if isinstance(exc, StreamStalled):
@@ -126,6 +128,15 @@ def classify(exc: BaseException, stale_timeout: float) -> Failure:
         if status == 402:
             return Failure("payment", "HTTP 402", detail, False, status)
         return Failure("bad_request", f"HTTP {status}", detail, False, status)
+    if isinstance(exc, StreamErrorEvent):
+        detail = provider_message(exc.body, str(exc))
+        if is_context_error(detail):
+            return Failure("context_length", "an error in the stream", detail, False)
+        return Failure("server", "an error in the stream", detail, True)
+    if isinstance(exc, httpx2.TimeoutException):
+        return Failure("timeout", "a timeout", f"{type(exc).__name__}: {exc}", True)
+    if isinstance(exc, httpx2.TransportError):  # raised while reading the body: the stream broke
+        return Failure("dropped", "a stream that broke off", f"{type(exc).__name__}: {exc}", True)
     if isinstance(exc, openai.APITimeoutError | TimeoutError):
         return Failure("timeout", "a timeout", str(exc) or "the request timed out", True)
     if isinstance(exc, openai.APIConnectionError):

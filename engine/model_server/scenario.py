@@ -15,6 +15,8 @@ and a rule with no `when` and no `times` is a catch-all.
       repeat_id_name: false          #   repeat tool-call id and name on every delta (llama.cpp)
       interleave: false              #   alternate the fragments of parallel tool calls
       reasoning_field: reasoning_content   # or `reasoning` (OpenRouter's name)
+      http_chunk_per_event: false    #   frame each SSE event as its own HTTP chunk (as uvicorn does);
+                                     #   by default events sent together share one chunk
     usage:
       cache: prefix                  # cached_tokens = shared prefix with the previous request; or none
     kinds:                           # named conditions usable as `when: {kind: NAME}`
@@ -62,7 +64,9 @@ before the first byte), usage ({prompt_tokens, completion_tokens, cached_tokens}
 (any `status`, `message`), context_length (400 naming `limit`; `mention_limit: false` hides the
 number), cut (close the connection after `after_chunks` deltas of the reply), stall (stop for
 `seconds` after `after_chunks` deltas, then go on), drop (close before answering), empty (a
-reply with no content), slow (`chunk_delay` between deltas, `delay` before the first byte).
+reply with no content), slow (`chunk_delay` between deltas, `delay` before the first byte),
+stream_error (an `{"error": {...}}` event with `message` after `after_chunks` deltas, as OpenRouter
+sends when the upstream provider fails mid-reply).
 """
 
 from __future__ import annotations
@@ -108,6 +112,7 @@ WHEN_KEYS = (
     }
 )
 STYLE_KEYS = {"chunk_size", "chunk_delay", "fragment_size", "repeat_id_name", "interleave", "reasoning_field"}
+STYLE_KEYS |= {"http_chunk_per_event"}
 REPLY_KEYS = STYLE_KEYS | {"text", "chunks", "reasoning", "tool_calls", "finish_reason", "delay", "usage"}
 TOOL_CALL_KEYS = {"name", "arguments", "arguments_raw", "id"}
 USAGE_KEYS = {"prompt_tokens", "completion_tokens", "cached_tokens"}
@@ -121,6 +126,7 @@ FAULT_KINDS = {
     "drop",
     "empty",
     "slow",
+    "stream_error",
 }
 FAULT_KEYS = {"kind", "status", "message", "retry_after", "after_chunks", "seconds", "limit", "mention_limit"}
 FAULT_KEYS |= {"chunk_delay", "delay"}
@@ -144,6 +150,7 @@ STYLE_DEFAULTS: dict[str, Any] = {
     "repeat_id_name": False,
     "interleave": False,
     "reasoning_field": "reasoning_content",
+    "http_chunk_per_event": False,
 }
 BUILTIN_KINDS: dict[str, dict[str, Any]] = {
     "flush": {"user": r"(?i)(session is being compressed|save anything worth remembering)"},

@@ -84,6 +84,7 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # without it every streamed request waits ~44 ms on delayed ACKs
     server: _HTTPServer
     server_version = "hws-scripted-model/1"
+    chunk_per_event = False
 
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.owner.verbose:
@@ -196,28 +197,52 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         delay = float(plan.style.get("chunk_delay", 0.0))
+        self.chunk_per_event = bool(plan.style.get("http_chunk_per_event", False))
         trigger = -1
-        if fault is not None and fault.kind in ("cut", "stall"):
+        if fault is not None and fault.kind in ("cut", "stall", "stream_error"):
             trigger = min(fault.after_chunks, len(plan.deltas))
+        # Events are written together unless a pause comes between them: one send instead of
+        # dozens keeps an in-process server from fighting the client for the GIL on every delta.
+        pending: list[bytes] = []
         sent = 0
         for event in stream_events(plan, include_usage):
             if fault is not None and sent == trigger:
                 trigger = -1
+                self.flush_chunks(pending)
                 if fault.kind == "cut":
                     self.cut()
                     return
+                if fault.kind == "stream_error":
+                    message = fault.message or "The upstream provider failed in the middle of the reply."
+                    body = error_body(message, "server_error", "upstream_error")
+                    pending.append(b"data: " + json.dumps(body).encode("utf-8") + b"\n\n")
+                    break
                 if owner.stopping.wait(fault.seconds):
                     return
             if event.counts:
-                if sent and delay and owner.stopping.wait(delay):
-                    return
+                if sent and delay:
+                    self.flush_chunks(pending)
+                    if owner.stopping.wait(delay):
+                        return
                 sent += 1
-            self.write_chunk(event.data)
-        self.write_chunk(b"data: [DONE]\n\n")
-        self.wfile.write(b"0\r\n\r\n")
+            pending.append(event.data)
+        pending.append(b"data: [DONE]\n\n")
+        self.flush_chunks(pending, last=True)
 
-    def write_chunk(self, data: bytes) -> None:
-        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+    def flush_chunks(self, pending: list[bytes], last: bool = False) -> None:
+        """Write the pending events in one send: one HTTP chunk for all, or one each if the style says so."""
+        if not pending:
+            parts: list[bytes] = []
+        elif self.chunk_per_event:
+            parts = pending[:]
+        else:
+            parts = [b"".join(pending)]
+        pending.clear()
+        data = b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in parts)
+        if last:
+            data += b"0\r\n\r\n"
+        if data:
+            self.wfile.write(data)
 
     def cut(self) -> None:
         """Close the connection abruptly: the client sees a stream that ends mid-reply."""
