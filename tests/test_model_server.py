@@ -118,6 +118,20 @@ def test_bad_scenarios_fail_with_the_line_and_a_fix(text: str, expected: str) ->
     assert str(info.value).startswith("s.yaml") and expected in str(info.value)
 
 
+def test_every_example_in_the_format_documentation_is_playable() -> None:
+    import re
+
+    import engine.model_server.scenario as module
+
+    docs = (ROOT / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    examples = [block for block in re.findall(r"```yaml\n(.*?)```", docs, re.S) if "rules:" in block]
+    docstring = (module.__doc__ or "").split("\n\n")[2]
+    examples.append(textwrap.dedent(docstring))
+    assert len(examples) >= 4
+    for example in examples:
+        assert parse_scenario(example, source="docs").rules
+
+
 def test_scenario_files_that_are_not_text_or_missing_are_refused(tmp_path: Path) -> None:
     binary = tmp_path / "bad.yaml"
     binary.write_bytes(b"rules:\n  - reply: {text: \xff\xfe}\n")

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     except ScenarioError as exc:
         fail(str(exc), EXIT_USAGE)
     if args.check:
-        print(f"{scenario.source}: {len(scenario.rules)} rules, model {scenario.model!r}; it is playable.")
+        print(f"{scenario.source}: {rules(len(scenario.rules))}, model {scenario.model!r}; it is playable.")
         return EXIT_OK
     try:
         server = ScriptedModelServer(
@@ -66,3 +66,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"\nStopped after {len(server.chat_requests)} chat requests.", file=sys.stderr)
     return EXIT_OK
+
+
+def rules(count: int) -> str:
+    return f"{count} rule" if count == 1 else f"{count} rules"

@@ -1,4 +1,4 @@
-"""Scenario files: which reply the scripted model server streams for each request.
+r"""Scenario files: which reply the scripted model server streams for each request.
 
 A scenario is a YAML mapping a person can write by hand. Rules are tried top to bottom for
 every chat request; the first rule whose `when` matches and whose `times` is not used up
