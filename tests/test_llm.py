@@ -306,6 +306,30 @@ async def test_the_last_failure_is_a_clear_error_after_all_retries() -> None:
     assert len(server.chat_requests) == 3
 
 
+async def test_an_endpoint_that_is_not_running_fails_clearly_after_the_retries() -> None:
+    server = serve("rules:\n  - reply: {text: x}\n")
+    with server:
+        base_url = server.base_url
+    async with LLMClient(
+        ModelSettings(base_url=base_url, model="m", max_retries=1, retry_base_delay=0.01)
+    ) as client:
+        with pytest.raises(LLMError) as info:
+            await client.complete([user("x")])
+    assert info.value.kind == "connection" and info.value.attempts == 2
+    assert "check that the endpoint is running and model.base_url is right" in str(info.value)
+
+
+def test_retry_after_accepts_seconds_milliseconds_and_dates() -> None:
+    from email.utils import formatdate
+
+    from engine.llm.errors import retry_after_seconds
+
+    assert retry_after_seconds({"retry-after": "7"}) == 7.0
+    assert retry_after_seconds({"retry-after-ms": "250", "retry-after": "7"}) == 0.25
+    assert 8 <= (retry_after_seconds({"retry-after": formatdate(time.time() + 10, usegmt=True)}) or 0) <= 10
+    assert retry_after_seconds({"retry-after": "soon"}) is None and retry_after_seconds({}) is None
+
+
 @pytest.mark.parametrize(
     ("status", "kind", "advice"),
     [(401, "auth", "model.api_key"), (404, "not_found", "model name"), (400, "bad_request", "refused")],

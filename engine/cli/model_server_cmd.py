@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from typing import Any
 
@@ -61,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print("Use it with:  model: {base_url: " + server.base_url + ", default: " + scenario.model + "}")
     print("Press Ctrl-C to stop.", flush=True)
+    signal.signal(signal.SIGTERM, _stop_on_term)  # `kill PID` stops it as cleanly as Ctrl-C
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -70,3 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
 def rules(count: int) -> str:
     return f"{count} rule" if count == 1 else f"{count} rules"
+
+
+def _stop_on_term(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

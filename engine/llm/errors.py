@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import email.utils
 import json
 import time
 from dataclasses import dataclass
@@ -95,6 +94,8 @@ def retry_after_seconds(headers: Any) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # only for the rare HTTP-date form; it costs ~10 ms to import
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
