@@ -188,6 +188,15 @@ async def test_an_empty_reply_is_a_finished_empty_message_not_an_error() -> None
     assert message.content == "" and message.tool_calls == () and message.finish_reason == "stop"
 
 
+async def test_a_stream_that_ends_with_done_but_no_finish_reason_is_complete() -> None:
+    server = serve("rules:\n  - reply: {text: fine, finish_reason: none}\n")
+    with server:
+        async with make_client(server) as client:
+            message = await client.complete([user("x")])
+    assert message.content == "fine" and message.finish_reason == "stop"
+    assert len(server.chat_requests) == 1  # not mistaken for a dropped stream
+
+
 async def test_model_is_taken_from_the_endpoint_when_none_is_configured() -> None:
     server = serve("model: [local-7b, other]\nrules:\n  - reply: {text: 'model {{model}}'}\n")
     with server:

@@ -209,6 +209,11 @@ class MessageAssembler:
             slot.arguments.append(fragment)
         return ToolCallChunk(index=index, id=slot.id, name=slot.name, arguments_delta=fragment)
 
+    def infer_finish(self) -> None:
+        """Give the finish reason a server left out: `tool_calls` if it called tools, else `stop`."""
+        if self.finish_reason is None:
+            self.finish_reason = "tool_calls" if self.slots else "stop"
+
     @property
     def finished(self) -> bool:
         return self.finish_reason is not None

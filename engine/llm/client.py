@@ -316,6 +316,7 @@ class StreamCall:
                         yield out
                 if reader.done:
                     await reader.drain()
+                    self._assembler.infer_finish()  # [DONE] is an explicit end, even without a reason
                 if not self._assembler.finished:
                     raise StreamDropped("the stream ended before the model finished its reply")
             except TimeoutError as exc:

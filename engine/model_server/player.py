@@ -197,7 +197,7 @@ class Plan:
     text: str = ""
     reasoning: str = ""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    finish_reason: str = "stop"
+    finish_reason: str | None = "stop"
     usage: dict[str, Any] = field(default_factory=dict)
     style: dict[str, Any] = field(default_factory=dict)
     delay: float = 0.0
@@ -380,7 +380,10 @@ class Player:
             plan.deltas.extend(s[i] for i in range(longest) for s in streams if i < len(s))
         else:
             plan.deltas.extend(d for s in streams for d in s)
-        plan.finish_reason = reply.finish_reason or ("tool_calls" if plan.tool_calls else "stop")
+        if reply.finish_reason == "none":  # a server that never says why it stopped
+            plan.finish_reason = None
+        else:
+            plan.finish_reason = reply.finish_reason or ("tool_calls" if plan.tool_calls else "stop")
 
     def _fill_usage(self, plan: Plan, reply: ReplySpec, view: RequestView, cached: int | None) -> None:
         produced = (

@@ -54,7 +54,8 @@ and a rule with no `when` and no `times` is a catch-all.
   prompt_tokens_over      the request's estimated size (characters / 4) exceeds this
 
 `reply` keys: text, chunks (explicit list of text deltas), reasoning, tool_calls (each `name`
-plus `arguments` mapping or `arguments_raw` string, optional `id`), finish_reason, delay (seconds
+plus `arguments` mapping or `arguments_raw` string, optional `id`), finish_reason (`none` sends
+null, as a few servers do), delay (seconds
 before the first byte), usage ({prompt_tokens, completion_tokens, cached_tokens}), and the
 `defaults` keys above. Strings may use `{{last_user}}`, `{{last_tool_result}}`,
 `{{last_tool_name}}`, `{{turn}}`, `{{call}}`, `{{iteration}}`, `{{model}}`, `{{tools}}` and
