@@ -18,8 +18,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from engine.model_server.parsing import load_scenario, parse_scenario
 from engine.model_server.player import Delta, Plan, Player, error_body, message_text
-from engine.model_server.scenario import Scenario, load_scenario, parse_scenario
+from engine.model_server.scenario import Scenario
 
 MAX_BODY_BYTES = 64 * 1024 * 1024
 HOST = "127.0.0.1"
