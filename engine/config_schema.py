@@ -48,17 +48,23 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "max_tokens": S(0, "Cap on output tokens per call; 0 leaves it to the provider.", 0),
         "request_timeout": S(600.0, "Seconds to wait for a whole model call.", 1),
         "stale_timeout": S(300.0, "Seconds a stream may stall before it is retried.", 1),
+        "connect_timeout": S(15.0, "Seconds to wait for the endpoint to accept a connection.", 0.1),
+        "fallback_context_length": S(
+            128_000, "Context window assumed when neither config nor the endpoint's /models gives one.", 1024
+        ),
     },
     "auxiliary": {
         "model": S("", "Model for summaries and background review; empty uses the main model."),
         "base_url": S("", "Endpoint of the auxiliary model; empty uses the main endpoint."),
         "api_key": S("", "API key of the auxiliary endpoint; empty uses the main key."),
+        "api_key_env": S("", "Environment variable (or `.env` key) holding the auxiliary key."),
         "timeout": S(120.0, "Seconds an auxiliary call may take.", 1),
     },
     "agent": {
         "max_turns": S(90, "Most model calls (tool iterations) in one user turn.", 1),
         "api_max_retries": S(3, "Retries of a failed model call (429, 5xx, timeouts, cut streams).", 0),
         "retry_base_delay": S(1.0, "First retry delay in seconds; doubles on each retry.", 0),
+        "retry_max_delay": S(60.0, "Longest wait before a retry, Retry-After included, in seconds.", 0),
         "system_prompt": S("", "Extra system text added at call time, outside the cached prefix."),
         "reasoning_effort": S("", "Reasoning effort passed to models that take one."),
         "yolo": S(False, "Run destructive terminal commands without asking."),
