@@ -179,7 +179,10 @@ class HonchoTestServer:
 
     def start(self) -> HonchoTestServer:
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name="honcho-testserver", daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="honcho-testserver",
+            daemon=True,
         )
         self._thread.start()
         return self

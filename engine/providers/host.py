@@ -107,7 +107,9 @@ class ProviderHost:
         self.settings = settings or HostSettings()
         self._emit = emit
         self._config_error = config_error
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._idle = threading.Condition(self._lock)
+        self._outstanding = 0  # jobs queued or running
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=self.settings.queue_max)
         self._thread: threading.Thread | None = None
         self._closed = False
@@ -254,6 +256,11 @@ class ProviderHost:
                 layer_ready=self._slot is not None,
             )
 
+    def drain(self, timeout: float) -> bool:
+        """Wait until every queued provider call has run; True when idle (for session end and tests)."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._outstanding == 0, timeout)
+
     def probe(self) -> ProbeResult:
         """Ask the provider whether it answers (blocking; for the status command, not for turns)."""
         if self._config_error:
@@ -265,10 +272,11 @@ class ProviderHost:
     def close(self) -> HostStatus:
         """Let queued calls finish for up to `close_timeout` seconds, then release the provider."""
         with self._lock:
-            if self._closed:
-                return self.status()
+            already = self._closed
             self._closed = True
             thread = self._thread
+        if already:
+            return self.status()
         if thread is not None:
             try:
                 self._queue.put(_STOP, timeout=self.settings.close_timeout)
@@ -315,10 +323,13 @@ class ProviderHost:
         if not self.usable:
             return False
         self._ensure_thread()
+        with self._lock:
+            self._outstanding += 1
         try:
             self._queue.put_nowait(job)
         except queue.Full:
             with self._lock:
+                self._outstanding -= 1
                 self._dropped += 1
             self._report(
                 "warning", f"{self.name} is behind; calls are being dropped so turns are not slowed."
@@ -366,6 +377,7 @@ class ProviderHost:
             if job is _STOP:
                 return
             kind = job[0]
+            batched = 1
             try:
                 if kind == "start":
                     self._do_start(job[1])
@@ -378,6 +390,7 @@ class ProviderHost:
                             break
                         if following is not _STOP and following[0] == "mirror" and following[1] == job[1]:
                             batch.append(following[2])
+                            batched += 1
                         else:
                             carry = following
                             break
@@ -388,6 +401,15 @@ class ProviderHost:
                     self._do_call(job[1], job[2])
             except Exception as exc:  # the thread must outlive any provider bug
                 self._record_failure(f"{self.name} failed unexpectedly ({type(exc).__name__}: {exc}).")
+            finally:
+                self._done(batched)
+
+    def _done(self, jobs: int) -> None:
+        with self._idle:
+            self._outstanding -= jobs
+            if self._outstanding <= 0:
+                self._outstanding = 0
+                self._idle.notify_all()
 
     def _do_start(self, session_id: str) -> None:
         parent = self._parents.get(session_id)
@@ -466,8 +488,12 @@ class ProviderHost:
 
     def _record_ok(self) -> None:
         with self._lock:
+            self._last_ok_at = time.time()
+            if any(self._unsent.values()):  # it answers, but some messages still wait for delivery
+                self._state = "degraded"
+                return
             recovered = self._state in ("down", "degraded")
-            self._state, self._last_error, self._last_ok_at = "ok", "", time.time()
+            self._state, self._last_error = "ok", ""
             self._reported = "" if recovered else self._reported
         if recovered:
             self._report("info", f"{self.name} answers again.")
