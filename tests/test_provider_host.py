@@ -153,7 +153,7 @@ def test_a_timing_out_provider_leaves_turns_alone_reports_and_catches_up(
     host.start("s1")
     host.mirror("user", "I prefer dark themes.")
     assert host.drain(WAIT)
-    stall = server.stall(3.0, match="/messages")
+    stall = server.stall(60.0, match="/messages")  # the server stop cuts it short
     host.mirror("user", "first")
     host.mirror("assistant", "second")
     assert host.drain(WAIT)
@@ -176,8 +176,7 @@ def test_a_timing_out_provider_leaves_turns_alone_reports_and_catches_up(
     host.mirror("user", "third")
     assert host.drain(WAIT)
     contents = [m.content for m in server.messages("hermes", "s1")]
-    assert contents[-3:] == ["first", "second", "third"]
-    assert contents.count("first") <= 2  # the stalled call may also have landed server-side late
+    assert contents == ["I prefer dark themes.", "first", "second", "third"], "delivered once, in order"
     assert host.status().state == "ok"
     assert any(s.level == "info" and "answers again" in s.text for s in statuses(events))
 
@@ -319,3 +318,15 @@ def test_close_releases_the_provider_and_stops_reporting(
     assert final.state == "closed" and final.mirrored == 1
     assert not host.mirror("user", "after close")
     assert host.turn_layer_sync("after close") is None
+
+
+def test_invisible_characters_from_the_provider_never_reach_the_prompt(
+    server: HonchoTestServer, host: ProviderHost
+) -> None:
+    host.start("s1")
+    host.mirror("user", "I prefer dark\u200b themes\u202e.")
+    host.after_turn("x")
+    assert host.drain(WAIT)
+    layer = host.take_layer()
+    assert layer is not None and "user prefers dark themes" in layer
+    assert "\u200b" not in layer and "\u202e" not in layer

@@ -124,7 +124,10 @@ def run_identity(args: argparse.Namespace) -> int:
     for pair in (view.agent, view.user):
         drift = pair.drift
         print(f"\n{pair.title}: {pair.file_label} beside the {pair.peer_label}")
-        print(f"  agreement: {drift.agreement:.0%} of observed claims match something stated")
+        if drift.matches or drift.observed_only:
+            print(f"  agreement: {drift.agreement:.0%} of observed claims match something stated")
+        else:
+            print("  nothing observed yet: the peer forms as the conversation goes on")
         for match in drift.conflicts:
             print(f"  ! drift     stated:   {match.stated.text}")
             print(f"              observed: {match.observed.text}")

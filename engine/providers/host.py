@@ -38,6 +38,10 @@ if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
 
+# Zero-width and bidi-control characters: invisible in a UI, so they never enter the prompt from outside.
+_INVISIBLE = dict.fromkeys(
+    [*range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2065), 0xFEFF], None
+)
 LAYER_NAME = "external_memory"
 LAYER_CACHED = False  # the layer changes every turn, so it never enters the cached prefix
 T = TypeVar("T")
@@ -315,7 +319,8 @@ class ProviderHost:
             lines += ["", "### You, as observed", result.ai_representation.strip()]
         if result.dialectic_answer.strip():
             lines += ["", "### What matters now", result.dialectic_answer.strip()]
-        return tokens.truncate("\n".join(lines), self.settings.layer_max_tokens)
+        text = "\n".join(lines).translate(_INVISIBLE)
+        return tokens.truncate(text, self.settings.layer_max_tokens)
 
     # -- internals --------------------------------------------------------------------------------
 
