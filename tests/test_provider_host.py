@@ -140,7 +140,7 @@ def test_a_first_turn_waits_at_most_first_turn_wait(server: HonchoTestServer, he
         hold = server.hold()
         host.start("s1")
         assert asyncio.run(host.turn_layer("hi")) is None, "the provider is held, the turn goes on without it"
-        assert hold.held >= 1
+        assert hold.wait_held(1, WAIT), "the provider call is still waiting in the server"
         hold.release()
         assert host.drain(WAIT)
     finally:
