@@ -150,6 +150,30 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "user_peer": S("user", "Peer id of the user."),
         "ai_peer": S("hermes", "Peer id of the agent."),
         "timeout": S(10.0, "Seconds a Honcho call may take before the turn goes on without it.", 0.1),
+        "max_retries": S(1, "Retries of a failed Honcho call (timeouts, 429, 5xx), in the background.", 0, 5),
+        "reasoning_level": S(
+            "low",
+            "Effort Honcho spends on the dialectic answer.",
+            choices=("minimal", "low", "medium", "high", "max"),
+        ),
+        "dialectic_query": S(
+            "Given that the user just said: {last_user}\n"
+            "What does the user care about here, and what should the assistant keep in mind next?",
+            "Dialectic question asked after each turn; `{last_user}` is the user's last message.",
+        ),
+        "max_conclusions": S(25, "Conclusions per peer representation fetched for the next turn.", 1, 100),
+        "message_max_chars": S(25_000, "Longest message Honcho takes; longer ones are sent in parts.", 100),
+    },
+    "external_memory": {
+        "first_turn_wait": S(
+            3.0, "Seconds the first turn of a session waits for provider context before going on.", 0
+        ),
+        "queue_max": S(1000, "Provider calls that may wait in the background before more are dropped.", 1),
+        "layer_max_tokens": S(800, "Tokens the provider's ephemeral prompt layer may take.", 50),
+        "close_timeout": S(5.0, "Seconds closing a session waits for queued provider calls.", 0),
+        "drift_threshold": S(
+            0.5, "Word overlap at which a stated and an observed claim count as the same.", 0.1, 1.0
+        ),
     },
     "keys": {},  # binding id -> key, e.g. `keys: {focus_memory: f2}`; any id is accepted
     ROOT: {
