@@ -19,7 +19,7 @@ import secrets
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from engine.atomic import WriteError, atomic_write_bytes, describe_os_error, file_lock
 from engine.home import Home
@@ -27,6 +27,7 @@ from engine.home import Home
 JOURNAL_FILE = "journal.jsonl"
 BLOB_DIR = "blobs"
 PRUNE_SLACK = 0.1  # prune only once the journal is this much over its limit, back down to the limit
+TAIL_BLOCK = 65_536  # bytes read per step when looking for the newest entry from the end
 MIN_LINE_BYTES = 200  # no entry line is shorter; lets a size check skip counting lines
 WHO = ("agent", "review", "user", "external", "undo")
 
@@ -74,6 +75,34 @@ class JournalEntry:
             after_hash=data.get("after_hash"),
             summary=str(data.get("summary", "")),
         )
+
+
+def _parse_line(raw_line: bytes) -> JournalEntry | None:
+    """One journal line as an entry; None for a blank line, a line torn by a crash, or foreign text."""
+    if not raw_line.strip():
+        return None
+    try:
+        return JournalEntry.from_dict(json.loads(raw_line))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _newest_matching(handle: BinaryIO, kind: str | None, target: str | None) -> JournalEntry | None:
+    """Walk a journal file backwards block by block until an entry matches."""
+    end = handle.seek(0, os.SEEK_END)
+    carry = b""
+    while end > 0:
+        start = max(0, end - TAIL_BLOCK)
+        handle.seek(start)
+        chunk = handle.read(end - start) + carry
+        lines = chunk.split(b"\n")
+        carry = lines.pop(0) if start > 0 else b""  # maybe cut in half: finish it with the next block
+        for raw_line in reversed(lines):
+            entry = _parse_line(raw_line)
+            if entry and (kind is None or entry.kind == kind) and (target is None or entry.target == target):
+                return entry
+        end = start
+    return None
 
 
 def blob_hash(text: str) -> str:
@@ -160,14 +189,22 @@ class Journal:
         return self.blobs / content_hash[:2] / content_hash
 
     def _store_blob(self, text: str) -> None:
+        """Write a blob once; not fsynced, since the fsynced journal line after it orders nothing anyway
+        and a blob lost to a power cut only makes one old diff incomplete."""
         path = self._blob_path(blob_hash(text))
         if path.exists():
             return
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             path.parent.mkdir(exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(text.encode("utf-8"))
+            os.replace(tmp, path)
         except OSError as exc:
-            raise WriteError(describe_os_error(exc, path.parent)) from exc
-        atomic_write_bytes(path, text.encode("utf-8"), 0o600)
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise WriteError(describe_os_error(exc, path)) from exc
 
     def _append(self, line: bytes) -> None:
         try:
@@ -236,12 +273,9 @@ class Journal:
             raise JournalError(f"Cannot read the journal {self.path}: {exc.strerror}.") from exc
         found = []
         for raw_line in raw.split(b"\n"):
-            if not raw_line.strip():
+            entry = _parse_line(raw_line)
+            if entry is None:
                 continue
-            try:
-                entry = JournalEntry.from_dict(json.loads(raw_line))
-            except (ValueError, KeyError, TypeError):
-                continue  # a line torn by a crash, or written by something else
             if kind is not None and entry.kind != kind:
                 continue
             if target is not None and entry.target != target:
@@ -252,9 +286,14 @@ class Journal:
         return found
 
     def last(self, kind: str | None = None, target: str | None = None) -> JournalEntry | None:
-        """The newest entry for this kind and target, if any."""
-        found = self.entries(kind, target, limit=1)
-        return found[0] if found else None
+        """The newest entry for this kind and target, read from the end of the file (cheap on every write)."""
+        try:
+            with open(self.path, "rb") as handle:
+                return _newest_matching(handle, kind, target)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise JournalError(f"Cannot read the journal {self.path}: {exc.strerror}.") from exc
 
     def get(self, entry_id: str) -> JournalEntry:
         """The entry with this id, or with this unique id prefix (at least 4 characters)."""
