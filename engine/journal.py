@@ -29,6 +29,7 @@ BLOB_DIR = "blobs"
 PRUNE_SLACK = 0.1  # prune only once the journal is this much over its limit, back down to the limit
 TAIL_BLOCK = 65_536  # bytes read per step when looking for the newest entry from the end
 MIN_LINE_BYTES = 200  # no entry line is shorter; lets a size check skip counting lines
+ID_BYTES = 5  # 10 hex digits
 WHO = ("agent", "review", "user", "external", "undo")
 
 
@@ -110,9 +111,10 @@ def blob_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _new_id(at: float) -> str:
-    # Milliseconds in hex sort by time; 4 random hex digits keep ids from two processes apart.
-    return f"{int(at * 1000):x}{secrets.token_hex(2)}"
+def _new_id() -> str:
+    # Random rather than time-based, so that a short prefix (as with git) already tells entries apart;
+    # the file's order is the time order.
+    return secrets.token_hex(ID_BYTES)
 
 
 class Journal:
@@ -154,7 +156,7 @@ class Journal:
             raise ValueError(f"Unknown writer {who!r}; use one of {', '.join(WHO)}.")
         at = time.time()
         entry = JournalEntry(
-            id=_new_id(at),
+            id=_new_id(),
             at=at,
             kind=kind,
             target=target,

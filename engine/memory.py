@@ -107,6 +107,20 @@ class MemoryStore:
     def path(self) -> Path:
         return self.home.memories / self.filename
 
+    def real_path(self) -> Path:
+        """The file to read and write: a symlink is followed only while it stays inside the home."""
+        path = self.path
+        if path.is_symlink():
+            if not self.home.inside(path):
+                raise MemoryRefused(
+                    _error(
+                        f"{self.filename} is a symlink to {os.path.realpath(path)}, outside the home; it is "
+                        "neither read nor written. Replace the link with a regular file."
+                    )
+                )
+            return path.resolve()
+        return path
+
     @property
     def rel_path(self) -> str:
         return f"memories/{self.filename}"
@@ -115,7 +129,7 @@ class MemoryStore:
     def read_raw(self, backup_on_error: bool = False) -> str:
         """The file's text ('' when missing); a file that is not UTF-8 is refused, never guessed at."""
         try:
-            data = self.path.read_bytes()
+            data = self.real_path().read_bytes()
         except FileNotFoundError:
             return ""
         except OSError as exc:
@@ -375,7 +389,8 @@ class MemoryStore:
     ) -> dict[str, Any]:
         try:
             self.home.memories.mkdir(parents=True, exist_ok=True)
-            with file_lock(self.path):
+            path = self.real_path()
+            with file_lock(path):
                 state = self.state(backup_on_error=True)
                 self._note_external_edit(state.raw)
                 if guard_drift and state.drift:
@@ -385,7 +400,7 @@ class MemoryStore:
                     return outcome
                 new_raw, message = outcome
                 if new_raw != state.raw:
-                    atomic_write_text(self.path, new_raw, 0o600)
+                    atomic_write_text(path, new_raw, 0o600)
                     self._journal(action, who or self.who, state.raw, new_raw, summary)
                 return self.success(message, parse_entries(new_raw))
         except MemoryRefused as refused:
