@@ -106,7 +106,7 @@ I18N_PATTERNS: tuple[Pattern, ...] = (
     # Polish
     _p(
         "prompt_injection injection critical all",
-        "ignoruj|zapomnij",
+        "ignoruj|zignoruj|zapomnij",
         r"\b(?:zignoruj|ignoruj|zapomnij)\b(?:\s+\S+){0,3}?\s+(?:wszystkie|wszystkich|poprzednie|poprzednich"
         r"|wcze[śs]niejsze|twoje|swoje|powy[żz]sze)\s+(?:\S+\s+){0,2}?(?:instrukcje|instrukcji|polecenia|zasady"
         r"|regu[łl]y)\b",

@@ -146,6 +146,7 @@ def _join_spaced(text: str) -> str:
 
 
 STEM_CHARS = 5  # word needs are matched on their first few letters: one set lookup per word and length
+WORD_MARK = "\x00"  # prefix of whole-word keys, which no substring need can start with
 
 
 def _need_key(need: str) -> tuple[str, str]:
@@ -153,7 +154,7 @@ def _need_key(need: str) -> tuple[str, str]:
     if need.isascii() and need.replace(" ", "").isalpha():
         words = need.split()
         if len(words) == 1 and need != words[0]:
-            return ("word", "=" + words[0])
+            return ("word", WORD_MARK + words[0])
         return ("stem", max(words, key=len)[:STEM_CHARS])
     return ("substring", need)
 
@@ -226,7 +227,7 @@ class _Prefilter:
         """Indexes, in table order, of the patterns worth running on this lowercased text."""
         text_words = set(_WORD.findall(lower))
         present = set(self.stems.intersection({word[:n] for word in text_words for n in self.lengths}))
-        present.update("=" + word for word in self.words.intersection(text_words))
+        present.update(WORD_MARK + word for word in self.words.intersection(text_words))
         present.update(filter(lower.__contains__, self.first_subs))
         if not lower.isascii():
             present.update(filter(lower.__contains__, self.first_subs_other))
@@ -246,7 +247,7 @@ class _Prefilter:
 
 
 def _is_word_key(key: str) -> bool:
-    return key.startswith("=") or (key.isascii() and key.isalpha())
+    return key.startswith(WORD_MARK) or (key.isascii() and key.isalpha())
 
 
 _WORD = re.compile(r"[a-z]+")
