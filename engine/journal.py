@@ -1,31 +1,33 @@
 """An append-only record of every write to a store, so any change can be shown as a diff and undone.
 
 Layout under `home.journal_dir` (`$HERMES_HOME/hws/`): `journal.jsonl` holds one JSON object per
-write, and `blobs/<2 hex>/<sha256>` holds each distinct file content once (content-addressed, so a
-large skill edited a hundred times costs one copy per version, not one per entry). Appends take an
-exclusive lock on `journal.jsonl.lock` and are fsynced; a line torn by a crash is skipped on read and
-fenced off by the next append. Past `memory.journal_max_entries` the oldest entries are pruned
-(with some slack so pruning is rare) and blobs no longer referenced are deleted.
+write; each distinct file content is kept once, named by its sha256 (`engine/blob_store.py`), so a
+large skill edited a hundred times costs one copy per version, not one per entry. Appends take an
+exclusive lock on `journal.jsonl.lock` (fsynced when `memory.journal_fsync` is on); a line torn by a
+crash is skipped on read and fenced off by the next append. Past `memory.journal_max_entries` the
+oldest entries are pruned (with some slack so pruning is rare), and so are the contents no kept entry
+refers to.
 """
 
 from __future__ import annotations
 
 import contextlib
 import difflib
+import fcntl
 import hashlib
 import json
 import os
 import secrets
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
-from engine.atomic import WriteError, atomic_write_bytes, describe_os_error, file_lock
+from engine.atomic import WriteError, atomic_write_bytes, describe_os_error
+from engine.blob_store import BlobStore
 from engine.home import Home
 
 JOURNAL_FILE = "journal.jsonl"
-BLOB_DIR = "blobs"
 PRUNE_SLACK = 0.1  # prune only once the journal is this much over its limit, back down to the limit
 TAIL_BLOCK = 65_536  # bytes read per step when looking for the newest entry from the end
 MIN_LINE_BYTES = 200  # no entry line is shorter; lets a size check skip counting lines
@@ -88,14 +90,13 @@ def _parse_line(raw_line: bytes) -> JournalEntry | None:
         return None
 
 
-def _newest_matching(handle: BinaryIO, kind: str | None, target: str | None) -> JournalEntry | None:
-    """Walk a journal file backwards block by block until an entry matches."""
-    end = handle.seek(0, os.SEEK_END)
+def _newest_matching(fd: int, kind: str | None, target: str | None) -> JournalEntry | None:
+    """Walk a journal file backwards block by block until an entry matches (pread keeps the fd offset)."""
+    end = os.fstat(fd).st_size
     carry = b""
     while end > 0:
         start = max(0, end - TAIL_BLOCK)
-        handle.seek(start)
-        chunk = handle.read(end - start) + carry
+        chunk = os.pread(fd, end - start, start) + carry
         lines = chunk.split(b"\n")
         carry = lines.pop(0) if start > 0 else b""  # maybe cut in half: finish it with the next block
         for raw_line in reversed(lines):
@@ -118,26 +119,62 @@ def _new_id() -> str:
 
 
 class Journal:
-    """The write journal of one home; safe to use from many processes at once."""
+    """The write journal of one home; safe to use from many processes at once.
 
-    def __init__(self, home: Home, max_entries: int | None = None) -> None:
+    One instance keeps its journal and lock files open, so a write costs a lock, a stat, a blob
+    create and one append, not a dozen opens. Call `close()` (or use it as a context manager) to
+    release them early; they are released when the object is collected anyway.
+    """
+
+    def __init__(self, home: Home, max_entries: int | None = None, fsync: bool | None = None) -> None:
         self.home = home
         self.folder = home.journal_dir
         self.path = self.folder / JOURNAL_FILE
-        self.blobs = self.folder / BLOB_DIR
+        self.blobs = BlobStore(self.folder)
         self._max_entries = max_entries
+        self._fsync = fsync
+        self._fd: int | None = None
+        self._inode = 0
+        self._lock_fd: int | None = None
+
+    def _setting(self, name: str) -> Any:
+        from engine.config import ConfigError, defaults, load_config
+
+        try:
+            return getattr(load_config(self.home.root).memory, name)
+        except ConfigError:
+            return getattr(defaults().memory, name)
 
     @property
     def max_entries(self) -> int:
         """`memory.journal_max_entries` from the home's config (its default when the config is broken)."""
         if self._max_entries is None:
-            from engine.config import ConfigError, defaults, load_config
-
-            try:
-                self._max_entries = int(load_config(self.home.root).memory.journal_max_entries)
-            except ConfigError:
-                self._max_entries = int(defaults().memory.journal_max_entries)
+            self._max_entries = int(self._setting("journal_max_entries"))
         return self._max_entries
+
+    @property
+    def fsync(self) -> bool:
+        """`memory.journal_fsync`: make each entry durable before the write returns."""
+        if self._fsync is None:
+            self._fsync = bool(self._setting("journal_fsync"))
+        return self._fsync
+
+    def close(self) -> None:
+        self.blobs.close()
+        for fd in (self._fd, self._lock_fd):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._fd = self._lock_fd = None
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
 
     # ── writing ──────────────────────────────────────────────────────────────────────────────────
     def record(
@@ -154,10 +191,9 @@ class Journal:
         """Append one entry (storing both contents as blobs) and return it."""
         if who not in WHO:
             raise ValueError(f"Unknown writer {who!r}; use one of {', '.join(WHO)}.")
-        at = time.time()
         entry = JournalEntry(
             id=_new_id(),
-            at=at,
+            at=time.time(),
             kind=kind,
             target=target,
             path=path,
@@ -168,99 +204,78 @@ class Journal:
             summary=summary,
         )
         line = (json.dumps(entry.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-        self._ensure_folder()
-        # Blobs are written under the lock too, so a concurrent prune cannot delete one in between.
-        with file_lock(self.path):
-            for text in (before, after):
-                if text is not None:
-                    self._store_blob(text)
-            self._append(line)
-            self._maybe_prune()
+        try:
+            with self._locked():
+                self._journal_fd()  # first: notices a prune by another process before blobs are trusted
+                # Blobs are written under the lock too, so a concurrent prune cannot delete one in between.
+                for text, content_hash in ((before, entry.before_hash), (after, entry.after_hash)):
+                    if text is not None and content_hash is not None:
+                        self.blobs.store(content_hash, text.encode("utf-8"))
+                size = self._append(line)
+                if size >= self.max_entries * MIN_LINE_BYTES:
+                    self._maybe_prune()
+        except OSError as exc:
+            raise WriteError(describe_os_error(exc, self.path)) from exc
         return entry
 
-    def _ensure_folder(self) -> None:
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the journal's exclusive lock (flock on the sidecar `journal.jsonl.lock`)."""
+        if self._lock_fd is None:
+            self._ensure_folder()
+            self._lock_fd = os.open(
+                self.path.with_name(JOURNAL_FILE + ".lock"), os.O_RDWR | os.O_CREAT, 0o600
+            )
+        fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
         try:
-            for folder in (self.folder, self.blobs):
-                if not folder.is_dir():
-                    folder.mkdir(parents=True, exist_ok=True)
-                    os.chmod(folder, 0o700)
-        except OSError as exc:
-            raise WriteError(describe_os_error(exc, self.folder)) from exc
-
-    def _blob_path(self, content_hash: str) -> Path:
-        return self.blobs / content_hash[:2] / content_hash
-
-    def _store_blob(self, text: str) -> None:
-        """Write a blob once; not fsynced, since the fsynced journal line after it orders nothing anyway
-        and a blob lost to a power cut only makes one old diff incomplete."""
-        path = self._blob_path(blob_hash(text))
-        if path.exists():
-            return
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            path.parent.mkdir(exist_ok=True)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(text.encode("utf-8"))
-            os.replace(tmp, path)
-        except OSError as exc:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-            raise WriteError(describe_os_error(exc, path)) from exc
-
-    def _append(self, line: bytes) -> None:
-        try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        except OSError as exc:
-            raise WriteError(describe_os_error(exc, self.path)) from exc
-        try:
-            size = os.fstat(fd).st_size
-            if size and not self._ends_with_newline(size):
-                line = b"\n" + line  # fence off a line torn by an earlier crash
-            os.write(fd, line)
-            os.fsync(fd)
-        except OSError as exc:
-            raise WriteError(describe_os_error(exc, self.path)) from exc
+            yield
         finally:
-            os.close(fd)
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
 
-    def _ends_with_newline(self, size: int) -> bool:
-        with open(self.path, "rb") as handle:
-            handle.seek(size - 1)
-            return handle.read(1) == b"\n"
+    def _journal_fd(self) -> int:
+        """The open journal file, reopened when a prune (here or in another process) replaced it."""
+        try:
+            inode = os.stat(self.path).st_ino
+        except FileNotFoundError:
+            inode = 0
+        if self._fd is None or inode != self._inode:
+            if self._fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(self._fd)
+            self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            self._inode = os.fstat(self._fd).st_ino
+        return self._fd
+
+    def _ensure_folder(self) -> None:
+        if not self.folder.is_dir():
+            self.folder.mkdir(parents=True, exist_ok=True)
+            os.chmod(self.folder, 0o700)
+
+    def _append(self, line: bytes) -> int:
+        """Append one line (fencing off a line torn by an earlier crash); return the new file size."""
+        fd = self._journal_fd()
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            line = b"\n" + line
+        os.write(fd, line)
+        if self.fsync:
+            os.fsync(fd)
+        return size + len(line)
 
     def _maybe_prune(self) -> None:
         limit = self.max_entries
-        try:
-            size = self.path.stat().st_size
-        except OSError:
-            return
-        if size < limit * MIN_LINE_BYTES:
-            return
         raw = self.path.read_bytes()
         lines = [line for line in raw.split(b"\n") if line.strip()]
         if len(lines) <= limit + max(1, int(limit * PRUNE_SLACK)):
             return
         kept = lines[-limit:]
         atomic_write_bytes(self.path, b"\n".join(kept) + b"\n", 0o600)
-        self._collect_garbage(kept)
-
-    def _collect_garbage(self, kept_lines: list[bytes]) -> None:
-        """Delete blobs no kept entry refers to (runs under the journal lock)."""
         referenced: set[str] = set()
-        for raw_line in kept_lines:
-            with contextlib.suppress(ValueError, TypeError):
-                data = json.loads(raw_line)
-                referenced.update(h for h in (data.get("before_hash"), data.get("after_hash")) if h)
-        if not self.blobs.is_dir():
-            return
-        for shard in self.blobs.iterdir():
-            if not shard.is_dir():
-                continue
-            for blob in shard.iterdir():
-                if blob.name not in referenced and not blob.name.startswith("."):
-                    with contextlib.suppress(OSError):
-                        blob.unlink()
+        for raw_line in kept:
+            entry = _parse_line(raw_line)
+            if entry is not None:
+                referenced.update(h for h in (entry.before_hash, entry.after_hash) if h)
+        self.blobs.retain(referenced)
 
     # ── reading ──────────────────────────────────────────────────────────────────────────────────
     def entries(
@@ -290,8 +305,9 @@ class Journal:
     def last(self, kind: str | None = None, target: str | None = None) -> JournalEntry | None:
         """The newest entry for this kind and target, read from the end of the file (cheap on every write)."""
         try:
-            with open(self.path, "rb") as handle:
-                return _newest_matching(handle, kind, target)
+            if self._fd is not None or self.path.parent.is_dir():
+                return _newest_matching(self._journal_fd(), kind, target)  # the open file: no extra open
+            return None
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -313,12 +329,15 @@ class Journal:
         return matches[0]
 
     def text(self, content_hash: str | None) -> str | None:
-        """The content stored under this hash, or None when there is none (or it was pruned)."""
+        """The content stored under this hash, or None when there is none (pruned, or torn by a crash)."""
         if not content_hash:
             return None
+        data = self.blobs.get(content_hash)
+        if data is None:
+            return None
         try:
-            return self._blob_path(content_hash).read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError):
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
             return None
 
     def diff(self, entry_id: str) -> str:

@@ -9,14 +9,16 @@ something that would not round-trip is backed up and left alone, except by `add`
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.atomic import WriteError, atomic_write_text, file_lock
+from engine.atomic import WriteError, describe_os_error
 from engine.config import Config, load_config
 from engine.home import Home
 from engine.journal import Journal, JournalEntry, JournalError, blob_hash
@@ -39,6 +41,27 @@ if TYPE_CHECKING:
 
 JOURNAL_KIND = "memory"
 DONE_NOTE = "Write saved. This update is complete — do not repeat it."
+
+
+def write_memory_file(path: Path, text: str) -> None:
+    """Hermes' write: a `.mem_*.tmp` file in the same folder, fsync, `os.replace`; the temp file never stays.
+
+    The folder is not fsynced (as in Hermes): that would double the cost of every write, and a power
+    cut can then at worst bring back the previous version of the file, never a torn one.
+    """
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mem_", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise WriteError(describe_os_error(exc, path)) from exc
+        raise
 
 
 def _error(message: str, **extra: Any) -> dict[str, Any]:
@@ -84,6 +107,30 @@ class MemoryStore:
         self.limit = limit
         self.journal = journal if journal is not None else Journal(home)
         self.who = who
+        self._folder_ready = False
+        self._lock_fds: dict[Path, int] = {}
+
+    def __del__(self) -> None:
+        for fd in self._lock_fds.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    @contextlib.contextmanager
+    def _locked(self, path: Path) -> Iterator[None]:
+        """Hermes' lock: exclusive flock on `<file>.lock`, kept open by this store between writes."""
+        fd = self._lock_fds.get(path)
+        if fd is None:
+            lock_path = path.with_name(path.name + ".lock")
+            try:
+                fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError as exc:
+                raise WriteError(describe_os_error(exc, lock_path)) from exc
+            self._lock_fds[path] = fd
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
 
     @classmethod
     def open(
@@ -388,9 +435,11 @@ class MemoryStore:
         summary: str = "",
     ) -> dict[str, Any]:
         try:
-            self.home.memories.mkdir(parents=True, exist_ok=True)
+            if not self._folder_ready:
+                self.home.memories.mkdir(parents=True, exist_ok=True)
+                self._folder_ready = True
             path = self.real_path()
-            with file_lock(path):
+            with self._locked(path):
                 state = self.state(backup_on_error=True)
                 self._note_external_edit(state.raw)
                 if guard_drift and state.drift:
@@ -400,7 +449,7 @@ class MemoryStore:
                     return outcome
                 new_raw, message = outcome
                 if new_raw != state.raw:
-                    atomic_write_text(path, new_raw, 0o600)
+                    write_memory_file(path, new_raw)
                     self._journal(action, who or self.who, state.raw, new_raw, summary)
                 return self.success(message, parse_entries(new_raw))
         except MemoryRefused as refused:
