@@ -47,9 +47,9 @@ for line in sys.stdin:
         texts = command[1]
         best = None
         for _ in range(5):
-            start = time.perf_counter()
+            start = time.process_time()
             verdicts = [first_threat_message(t, "strict") is not None for t in texts]
-            took = (time.perf_counter() - start) * 1000 / len(texts)
+            took = (time.process_time() - start) * 1000 / len(texts)
             best = took if best is None else min(best, took)
         print(json.dumps({"scan_ms": best, "verdicts": verdicts}), flush=True)
 """
@@ -145,9 +145,9 @@ def measure_scan(texts: list[str]) -> tuple[float, list[bool]]:
     rounds = []
     verdicts: list[bool] = []
     for _ in range(5):
-        start = time.perf_counter()
+        start = time.process_time()  # CPU time: other processes on a shared machine do not count
         verdicts = [first_threat_message(t, "strict") is not None for t in texts]
-        rounds.append((time.perf_counter() - start) * 1000 / len(texts))
+        rounds.append((time.process_time() - start) * 1000 / len(texts))
     return min(rounds), verdicts
 
 
@@ -159,6 +159,7 @@ def run(options: Options) -> list[Figure]:
     try:
         ours, theirs = measure_adds(runs, hermes)
         hermes_scan = hermes.ask(["scan", texts]) if hermes else None
+        hermes_benign = hermes.ask(["scan", benign]) if hermes else None
     finally:
         if hermes is not None:
             hermes.close()
@@ -172,6 +173,7 @@ def run(options: Options) -> list[Figure]:
     hermes_caught = sum(hermes_verdicts[: len(attacks)]) if hermes_verdicts else None
     hermes_refused = sum(hermes_verdicts[len(attacks) :]) if hermes_verdicts else None
     hermes_scan_ms = float(hermes_scan["scan_ms"]) if isinstance(hermes_scan, dict) else None
+    hermes_benign_ms = float(hermes_benign["scan_ms"]) if isinstance(hermes_benign, dict) else None
     return [
         Figure(
             "memory add (lock + fsync + journal), median",
@@ -189,9 +191,17 @@ def run(options: Options) -> list[Figure]:
             "ms",
             target="Hermes 0.04–0.07 ms",
             baseline=f"Hermes {hermes_scan_ms:.3f} ms" if hermes_scan_ms else "",
-            note=f"mean over {len(texts)} attack and benign notes, best of 5 rounds",
+            note=f"CPU time, mean over {len(texts)} attack and benign notes, best of 5 rounds",
         ),
-        Figure("threat scan per benign note", benign_ms, "ms", note="the common case: clean memory entries"),
+        Figure(
+            "threat scan per benign note",
+            benign_ms,
+            "ms",
+            target="<= Hermes" if hermes_benign_ms else "",
+            baseline=f"Hermes {hermes_benign_ms:.3f} ms" if hermes_benign_ms else "",
+            note="the common case, clean memory entries (CPU time)",
+            met=benign_ms <= hermes_benign_ms * 1.1 if hermes_benign_ms else None,
+        ),
         Figure(
             "attacks caught (both corpora)",
             caught,

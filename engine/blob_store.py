@@ -40,8 +40,10 @@ class BlobStore:
         self._fd = None
 
     # ── the pack ─────────────────────────────────────────────────────────────────────────────────
-    def _pack_fd(self, create: bool) -> int | None:
+    def _pack_fd(self, create: bool, check_replaced: bool = True) -> int | None:
         """The open pack, reopened (and re-indexed) when a prune replaced it."""
+        if self._fd is not None and not check_replaced:
+            return self._fd
         try:
             inode = os.stat(self.pack_path).st_ino
         except FileNotFoundError:
@@ -78,12 +80,13 @@ class BlobStore:
         return position
 
     # ── writing (the caller holds the journal lock) ──────────────────────────────────────────────
-    def store(self, content_hash: str, data: bytes) -> None:
-        """Keep `data` under its hash unless it is already there."""
+    def store(self, content_hash: str, data: bytes, check_replaced: bool = True) -> None:
+        """Keep `data` under its hash unless it is already there (`check_replaced=False`: the caller
+        knows no prune happened since the pack was opened)."""
         if len(data) > PACK_MAX_BYTES:
             self._store_file(content_hash, data)
             return
-        fd = self._pack_fd(create=True)
+        fd = self._pack_fd(create=True, check_replaced=check_replaced)
         assert fd is not None
         end = self._catch_up(fd)
         if content_hash in self._index:

@@ -20,7 +20,7 @@ import os
 import secrets
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from engine.atomic import WriteError, atomic_write_bytes, describe_os_error
@@ -29,7 +29,8 @@ from engine.home import Home
 
 JOURNAL_FILE = "journal.jsonl"
 PRUNE_SLACK = 0.1  # prune only once the journal is this much over its limit, back down to the limit
-TAIL_BLOCK = 65_536  # bytes read per step when looking for the newest entry from the end
+FIRST_TAIL_BLOCK = 4096  # the newest entry is nearly always in the last few lines
+TAIL_BLOCK = 65_536  # bytes read per further step when looking for the newest entry from the end
 MIN_LINE_BYTES = 200  # no entry line is shorter; lets a size check skip counting lines
 ID_BYTES = 5  # 10 hex digits
 WHO = ("agent", "review", "user", "external", "undo")
@@ -62,7 +63,7 @@ class JournalEntry:
     summary: str
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {f: getattr(self, f) for f in FIELDS}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JournalEntry:
@@ -80,6 +81,9 @@ class JournalEntry:
         )
 
 
+FIELDS = tuple(f.name for f in fields(JournalEntry))
+
+
 def _parse_line(raw_line: bytes) -> JournalEntry | None:
     """One journal line as an entry; None for a blank line, a line torn by a crash, or foreign text."""
     if not raw_line.strip():
@@ -92,14 +96,23 @@ def _parse_line(raw_line: bytes) -> JournalEntry | None:
 
 def _newest_matching(fd: int, kind: str | None, target: str | None) -> JournalEntry | None:
     """Walk a journal file backwards block by block until an entry matches (pread keeps the fd offset)."""
+    markers = [
+        f'"{key}":{json.dumps(value, ensure_ascii=False)}'.encode()
+        for key, value in (("kind", kind), ("target", target))
+        if value is not None
+    ]
     end = os.fstat(fd).st_size
     carry = b""
+    block = FIRST_TAIL_BLOCK
     while end > 0:
-        start = max(0, end - TAIL_BLOCK)
+        start = max(0, end - block)
+        block = TAIL_BLOCK
         chunk = os.pread(fd, end - start, start) + carry
         lines = chunk.split(b"\n")
         carry = lines.pop(0) if start > 0 else b""  # maybe cut in half: finish it with the next block
         for raw_line in reversed(lines):
+            if any(marker not in raw_line for marker in markers):
+                continue  # cheap byte test first: most lines are for another target
             entry = _parse_line(raw_line)
             if entry and (kind is None or entry.kind == kind) and (target is None or entry.target == target):
                 return entry
@@ -136,6 +149,8 @@ class Journal:
         self._fd: int | None = None
         self._inode = 0
         self._lock_fd: int | None = None
+        self._reopened = False
+        self._newest: dict[tuple[str, str], tuple[int, int, JournalEntry]] = {}  # our last write per target
 
     def _setting(self, name: str) -> Any:
         from engine.config import ConfigError, defaults, load_config
@@ -206,12 +221,16 @@ class Journal:
         line = (json.dumps(entry.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
         try:
             with self._locked():
-                self._journal_fd()  # first: notices a prune by another process before blobs are trusted
+                reopened = self._fd is None
+                fd = self._journal_fd()  # first: notices a prune by another process before blobs are trusted
+                reopened = reopened or self._reopened
                 # Blobs are written under the lock too, so a concurrent prune cannot delete one in between.
                 for text, content_hash in ((before, entry.before_hash), (after, entry.after_hash)):
                     if text is not None and content_hash is not None:
-                        self.blobs.store(content_hash, text.encode("utf-8"))
-                size = self._append(line)
+                        # a prune replaces journal and pack together: an unchanged journal vouches for it
+                        self.blobs.store(content_hash, text.encode("utf-8"), check_replaced=reopened)
+                size = self._append(fd, line)
+                self._newest[(kind, target)] = (self._inode, size, entry)
                 if size >= self.max_entries * MIN_LINE_BYTES:
                     self._maybe_prune()
         except OSError as exc:
@@ -238,7 +257,9 @@ class Journal:
             inode = os.stat(self.path).st_ino
         except FileNotFoundError:
             inode = 0
+        self._reopened = False
         if self._fd is None or inode != self._inode:
+            self._reopened = True
             if self._fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(self._fd)
@@ -251,9 +272,8 @@ class Journal:
             self.folder.mkdir(parents=True, exist_ok=True)
             os.chmod(self.folder, 0o700)
 
-    def _append(self, line: bytes) -> int:
+    def _append(self, fd: int, line: bytes) -> int:
         """Append one line (fencing off a line torn by an earlier crash); return the new file size."""
-        fd = self._journal_fd()
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             line = b"\n" + line
@@ -305,9 +325,14 @@ class Journal:
     def last(self, kind: str | None = None, target: str | None = None) -> JournalEntry | None:
         """The newest entry for this kind and target, read from the end of the file (cheap on every write)."""
         try:
-            if self._fd is not None or self.path.parent.is_dir():
-                return _newest_matching(self._journal_fd(), kind, target)  # the open file: no extra open
-            return None
+            if self._fd is None and not self.path.parent.is_dir():
+                return None
+            fd = self._journal_fd()  # the open file: no extra open
+            if kind is not None and target is not None:
+                mine = self._newest.get((kind, target))
+                if mine and mine[0] == self._inode and mine[1] == os.fstat(fd).st_size:
+                    return mine[2]  # nothing was appended since our own entry: it is the newest
+            return _newest_matching(fd, kind, target)
         except FileNotFoundError:
             return None
         except OSError as exc:

@@ -172,17 +172,24 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     _p(
         "bypass_restrictions injection critical all",
-        "as if|as though|like|bound|free|freed|released|liberated|unshackled|unchained|no ethical|no moral"
-        "|no safety|no content",
+        "as if|as though|like&act|behav|respond|operat|answer|proceed|reply",
         rf"\b(?:act|behave|respond|operate|answer|proceed|reply)\s+(?:as\s+if|as\s+though|like)\s+{F4}"
         rf"(?:have\s+no|had\s+no|don'?t\s+have|didn'?t\s+have|are\s+not\s+bound\s+by|were\s+not\s+bound\s+by"
         rf"|are\s+free\s+(?:of|from)|were\s+free\s+(?:of|from)|lack|without|with\s+(?:no|zero))\s+{F3}"
-        rf"(?:restrictions|limits"
-        rf"|limitations|rules|filters|guidelines|guardrails|constraints|boundaries|ethics|morals|policies"
-        rf"|censorship)\b|\b(?:without|free\s+of|free\s+from|unbound\s+by|not\s+bound\s+by|there\s+are\s+no"
-        rf"|you\s+have\s+no)\s+(?:any\s+)?(?:more\s+)?{F2}(?:ethical|moral|safety|content)\s+(?:restrictions"
-        rf"|guidelines|limits|filters|constraints|policies|guardrails|rules)\b"
-        rf"|\b(?:freed|released|liberated|unshackled|unchained)\s+(?:from|of)\s+{F3}(?:restrictions|rules|limits"
+        rf"(?:restrictions|limits|limitations|rules|filters|guidelines|guardrails|constraints|boundaries|ethics"
+        rf"|morals|policies|censorship)\b",
+    ),
+    _p(
+        "bypass_restrictions injection critical all",
+        "ethical|moral|safety|content&without|free|bound|no",
+        rf"\b(?:without|free\s+of|free\s+from|unbound\s+by|not\s+bound\s+by|there\s+are\s+no|you\s+have\s+no)"
+        rf"\s+(?:any\s+)?(?:more\s+)?{F2}(?:ethical|moral|safety|content)\s+(?:restrictions|guidelines|limits"
+        rf"|filters|constraints|policies|guardrails|rules)\b",
+    ),
+    _p(
+        "bypass_restrictions injection critical all",
+        "freed|released|liberated|unshackled|unchained",
+        rf"\b(?:freed|released|liberated|unshackled|unchained)\s+(?:from|of)\s+{F3}(?:restrictions|rules|limits"
         rf"|limitations|guidelines|filters|guardrails|constraints|programming|alignment|training)\b",
     ),
     _p(
@@ -410,9 +417,9 @@ PATTERNS: tuple[Pattern, ...] = (
         "|gnupg&http|@|webhook|paste|gist|ngrok|transfer|termbin|external|remote|third"
         "|outside|.com|.io|.net|.org|.xyz|.ru|.cn|.sh|.dev|.app|.me|.co|.tk|.top|.site|.online|.cc|.biz|.info"
         "|.link|.click",
-        rf"\b(?:the|my|your|our|all|any|every|these|those|user'?s|their|its)\s+{F3}(?:{_SENSITIVE}|\S*{_SECRET_FILES})"
+        rf"\b(?:the|my|your|our|all|any|every|these|those|user'?s|their|its)\s+{F3}(?:{_SENSITIVE}|(?:\S*/)?{_SECRET_FILES})"
         rf"{_SAME_SENTENCE}{{0,100}}?\b(?:to|into|onto|towards?)\s+{F3}(?:at\s+)?{_EXFIL_DEST}"
-        rf"|https?://\S+{_SAME_SENTENCE}{{0,60}}?\b(?:including|containing|carrying|appending|attaching|embedding"
+        rf"|https?://\S++{_SAME_SENTENCE}{{0,60}}?\b(?:including|containing|carrying|appending|attaching|embedding"
         rf"|with\s+(?:the\s+)?(?:contents?|value|text)\s+of)\s+{F3}{_SENSITIVE}",
     ),
     _p(
