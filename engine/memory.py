@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from engine.memory_format import (
     revert_entries,
     serialize,
     usage_text,
+    write_memory_file,
 )
 from engine.threats import first_threat_message
 
@@ -41,27 +41,6 @@ if TYPE_CHECKING:
 
 JOURNAL_KIND = "memory"
 DONE_NOTE = "Write saved. This update is complete — do not repeat it."
-
-
-def write_memory_file(path: Path, text: str) -> None:
-    """Hermes' write: a `.mem_*.tmp` file in the same folder, fsync, `os.replace`; the temp file never stays.
-
-    The folder is not fsynced (as in Hermes): that would double the cost of every write, and a power
-    cut can then at worst bring back the previous version of the file, never a torn one.
-    """
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mem_", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise WriteError(describe_os_error(exc, path)) from exc
-        raise
 
 
 def _error(message: str, **extra: Any) -> dict[str, Any]:

@@ -1,8 +1,14 @@
-"""The memory file format shared by the store and the snapshot: entries, delimiter, usage, batch edits."""
+"""The memory file format shared by the store and the snapshot: entries, usage, batch edits, the write."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
+from pathlib import Path
 from typing import Any
+
+from engine.atomic import WriteError, describe_os_error
 
 DELIMITER = "\n§\n"
 FILES = {"memory": "MEMORY.md", "user": "USER.md"}
@@ -83,3 +89,24 @@ def revert_entries(before: list[str], after: list[str], current: list[str]) -> l
         if text not in result:
             result.insert(min(index, len(result)), text)
     return result
+
+
+def write_memory_file(path: Path, text: str) -> None:
+    """Hermes' write: a `.mem_*.tmp` file in the same folder, fsync, `os.replace`; the temp file never stays.
+
+    The folder is not fsynced (as in Hermes): that would double the cost of every write, and a power
+    cut can then at worst bring back the previous version of the file, never a torn one.
+    """
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mem_", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise WriteError(describe_os_error(exc, path)) from exc
+        raise

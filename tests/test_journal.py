@@ -162,3 +162,19 @@ def test_damaged_content_is_never_returned(home: Home) -> None:
     pack = home.journal_dir / "blobs.pack"
     pack.write_bytes(pack.read_bytes().replace(b"original", b"tampered"))
     assert Journal(home).text(blob_hash("original text")) is None
+
+
+def test_last_sees_entries_written_by_another_journal_object(home: Home) -> None:
+    mine, other = Journal(home), Journal(home)
+    mine.record("memory", "user", "memories/USER.md", "add", "agent", "", "a")
+    newer = other.record("memory", "user", "memories/USER.md", "add", "agent", "a", "a\n§\nb")
+    assert mine.last("memory", "user") == newer
+
+
+def test_last_walks_back_past_many_other_entries(home: Home) -> None:
+    journal = Journal(home)
+    wanted = journal.record("memory", "memory", "memories/MEMORY.md", "add", "agent", "", "m")
+    for number in range(400):  # well past the first 4 KB block and across 64 KB blocks
+        journal.record("skill", f"s{number}", "skills/x/SKILL.md", "edit", "agent", None, "y", "z" * 200)
+    assert Journal(home).last("memory", "memory") == wanted
+    assert Journal(home).last("memory", "nothing") is None
