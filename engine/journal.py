@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import secrets
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
@@ -150,6 +151,7 @@ class Journal:
         self._inode = 0
         self._lock_fd: int | None = None
         self._reopened = False
+        self._thread_lock = threading.RLock()
         self._newest: dict[tuple[str, str], tuple[int, int, JournalEntry]] = {}  # our last write per target
 
     def _setting(self, name: str) -> Any:
@@ -240,16 +242,16 @@ class Journal:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         """Hold the journal's exclusive lock (flock on the sidecar `journal.jsonl.lock`)."""
-        if self._lock_fd is None:
-            self._ensure_folder()
-            self._lock_fd = os.open(
-                self.path.with_name(JOURNAL_FILE + ".lock"), os.O_RDWR | os.O_CREAT, 0o600
-            )
-        fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+        with self._thread_lock:  # flock does not exclude threads sharing one descriptor
+            if self._lock_fd is None:
+                self._ensure_folder()
+                lock_path = self.path.with_name(JOURNAL_FILE + ".lock")
+                self._lock_fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
 
     def _journal_fd(self) -> int:
         """The open journal file, reopened when a prune (here or in another process) replaced it."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -88,6 +89,7 @@ class MemoryStore:
         self.who = who
         self._folder_ready = False
         self._lock_fds: dict[Path, int] = {}
+        self._thread_lock = threading.RLock()
 
     def __del__(self) -> None:
         for fd in self._lock_fds.values():
@@ -97,19 +99,20 @@ class MemoryStore:
     @contextlib.contextmanager
     def _locked(self, path: Path) -> Iterator[None]:
         """Hermes' lock: exclusive flock on `<file>.lock`, kept open by this store between writes."""
-        fd = self._lock_fds.get(path)
-        if fd is None:
-            lock_path = path.with_name(path.name + ".lock")
+        with self._thread_lock:  # flock does not exclude threads sharing one descriptor
+            fd = self._lock_fds.get(path)
+            if fd is None:
+                lock_path = path.with_name(path.name + ".lock")
+                try:
+                    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+                except OSError as exc:
+                    raise WriteError(describe_os_error(exc, lock_path)) from exc
+                self._lock_fds[path] = fd
+            fcntl.flock(fd, fcntl.LOCK_EX)
             try:
-                fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-            except OSError as exc:
-                raise WriteError(describe_os_error(exc, lock_path)) from exc
-            self._lock_fds[path] = fd
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+                yield
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
 
     @classmethod
     def open(

@@ -370,3 +370,35 @@ def test_symlink_inside_the_home_is_followed_and_kept(home: Home) -> None:
     assert store(home).add("new fact")["success"]
     assert (home.memories / "MEMORY.md").is_symlink()
     assert shared.read_text(encoding="utf-8") == "shared fact" + DELIMITER + "new fact"
+
+
+def test_threads_sharing_one_store_lose_nothing(home: Home) -> None:
+    import threading
+
+    shared = MemoryStore(home, "memory", limit=1_000_000)
+    errors: list[object] = []
+
+    def worker(name: int) -> None:
+        for n in range(20):
+            result = shared.add(f"thread {name} fact {n}")
+            if not result["success"]:
+                errors.append(result)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(shared.entries()) == 80
+
+
+@pytest.mark.parametrize(
+    "entries", [["a"], ["multi\nline", "with § inside", "x" * 500], ["é", "東京", "emoji 🧠"]]
+)
+def test_round_trip_is_byte_exact(home: Home, entries: list[str]) -> None:
+    s = store(home)
+    for entry in entries:
+        s.add(entry)
+    raw = (home.memories / "MEMORY.md").read_text(encoding="utf-8")
+    assert raw == DELIMITER.join(entries) and parse_entries(raw) == entries
