@@ -16,7 +16,7 @@ import codecs
 import re
 import unicodedata
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from engine.threat_i18n import I18N_PATTERNS
@@ -32,7 +32,11 @@ MIN_ENCODED = 16  # shorter base64 runs decode to a few words at most
 HERMES_INVISIBLE = frozenset(
     "\u200b\u200c\u200d\u2060\u2062\u2063\u2064\ufeff\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 )
-_EXTRA_INVISIBLE = re.compile("[\u2061\u180e\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
+_INVISIBLE = re.compile(
+    "[" + "".join(sorted(HERMES_INVISIBLE)) + "\u2061\u180e\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
+_NEWLINE = re.compile("\n")
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _FORMAT_CHARS = re.compile(
     "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufe00-\ufe0f\ufeff"
     "\ufff9-\ufffb\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
@@ -71,6 +75,11 @@ _UNICODE_ESC = re.compile(r"(?:\\u[0-9a-fA-F]{4}){4,}")
 _ASKS_ROT13 = re.compile(r"\brot[- ]?13\b|\bcaesar\b", re.IGNORECASE)
 _ASKS_REVERSE = re.compile(r"\brevers(?:e|ed)\b|\bbackwards?\b|\bright[- ]to[- ]left\b", re.IGNORECASE)
 
+_ASKED_DECODINGS = (  # decodings tried only where the text asks for them
+    ("rot13", ("rot", "caesar"), _ASKS_ROT13, lambda text: codecs.encode(text, "rot13")),
+    ("reversed text", ("revers", "backward", "right"), _ASKS_REVERSE, lambda text: text[::-1]),
+)
+
 _ALL_PATTERNS: tuple[Pattern, ...] = PATTERNS + I18N_PATTERNS
 _BY_LEVEL = {
     scope: tuple(p for p in _ALL_PATTERNS if SCOPE_LEVEL[p.scope] <= level)
@@ -92,7 +101,7 @@ class Finding:
 
 
 def _line_finder(text: str) -> list[int]:
-    return [i for i, ch in enumerate(text) if ch == "\n"]
+    return [m.start() for m in _NEWLINE.finditer(text)]
 
 
 def _line_at(newlines: list[int], offset: int) -> int:
@@ -107,16 +116,15 @@ def _clip(text: str) -> str:
 def _invisible_findings(text: str) -> list[Finding]:
     if text.isascii():
         return []
-    newlines = _line_finder(text)
+    newlines: list[int] | None = None
     found: list[Finding] = []
     seen: set[int] = set()
-    for offset, ch in enumerate(text):
-        if ch in HERMES_INVISIBLE or (ord(ch) > 0x2000 and _EXTRA_INVISIBLE.match(ch)):
-            line = _line_at(newlines, offset)
-            if line in seen:
-                continue
+    for m in _INVISIBLE.finditer(text):
+        newlines = _line_finder(text) if newlines is None else newlines
+        line = _line_at(newlines, m.start())
+        if line not in seen:
             seen.add(line)
-            found.append(Finding("invisible_unicode", "invisible", "high", f"U+{ord(ch):04X}", line))
+            found.append(Finding("invisible_unicode", "invisible", "high", f"U+{ord(m.group()):04X}", line))
     return found
 
 
@@ -132,10 +140,7 @@ def _fold(text: str) -> str:
     folded = text
     if not folded.isascii():
         folded = folded.translate(_CONFUSABLES)
-        decomposed = unicodedata.normalize("NFD", folded)
-        folded = unicodedata.normalize(
-            "NFC", "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
-        )
+        folded = unicodedata.normalize("NFC", _COMBINING.sub("", unicodedata.normalize("NFD", folded)))
     if _DIGIT_OR_SYMBOL.search(folded) and _LEET_HINT.search(folded):
         folded = _LEET_TOKEN.sub(lambda m: m.group(0).translate(_LEET), folded)
     return folded
@@ -229,14 +234,19 @@ class _Prefilter:
 
 
 _PREFILTERS = {scope: _Prefilter.build(patterns) for scope, patterns in _BY_LEVEL.items()}
+CHUNK_CHARS = 256  # longer texts are scanned a paragraph-sized piece at a time (few keys per piece)
+_SPANNING = frozenset({"html_comment_injection", "hidden_div", "chat_template_tokens", "provider_token"})
+_FIRST_PATTERN = {p.id: id(p) for p in reversed(_ALL_PATTERNS)}
 
 
-def _run_patterns(view: str, scope: str) -> list[Finding]:
+def _run_patterns(view: str, scope: str, only: frozenset[str] | None = None) -> list[Finding]:
     patterns = _BY_LEVEL[scope]
     newlines: list[int] | None = None
     found: list[Finding] = []
     for index in _PREFILTERS[scope].candidates(view.lower()):
         pattern = patterns[index]
+        if only is not None and pattern.id not in only:
+            continue
         m = pattern.regex.search(view)
         if m is None:
             continue
@@ -252,6 +262,51 @@ def _run_patterns(view: str, scope: str) -> list[Finding]:
             )
         )
     return found
+
+
+def _chunks(view: str) -> list[tuple[int, str]]:
+    """(first line number - 1, text) pieces of about CHUNK_CHARS, cut at blank lines, else at lines.
+
+    A piece cut inside a paragraph starts with the last line of the piece before, so a phrase broken
+    over that line break is still seen whole.
+    """
+    pieces: list[tuple[int, str]] = []
+    start_line = 0
+    current: list[str] = []
+    size = 0
+    for line_number, line in enumerate(view.split("\n")):
+        boundary = not line.strip() or size + len(line) > CHUNK_CHARS
+        if current and boundary and (size > CHUNK_CHARS // 4 or size + len(line) > CHUNK_CHARS):
+            pieces.append((start_line, "\n".join(current)))
+            if line.strip():  # cut inside a paragraph: overlap by one line
+                current, size, start_line = [current[-1]], len(current[-1]) + 1, line_number - 1
+            else:
+                current, size, start_line = [], 0, line_number
+        current.append(line)
+        size += len(line) + 1
+    if current:
+        pieces.append((start_line, "\n".join(current)))
+    return pieces
+
+
+def _run_in_chunks(view: str, scope: str, unchanged_from: str | None = None) -> list[Finding]:
+    """Patterns over a long text, a paragraph-sized piece at a time.
+
+    On a whole skill nearly every pattern's needs occur somewhere, so the prefilter stops helping
+    and each regex walks the full text; per piece, only the few that can match run. Patterns that
+    span lines (HTML comments, key blocks, chat-template tokens) also run over the whole text.
+    """
+    if len(view) <= CHUNK_CHARS:
+        return _run_patterns(view, scope)
+    found: list[Finding] = []
+    # A folded view keeps the lines of the plain one; pieces the folding left alone were scanned already.
+    already = {piece for _, piece in _chunks(unchanged_from)} if unchanged_from is not None else set()
+    for offset, piece in _chunks(view):
+        if piece not in already:
+            found += [replace(f, line=f.line + offset) for f in _run_patterns(piece, scope)]
+    found += _run_patterns(view, scope, only=_SPANNING)
+    order = {id(p): n for n, p in enumerate(_BY_LEVEL[scope])}
+    return sorted(found, key=lambda f: (order.get(_FIRST_PATTERN[f.id], 0), f.line))
 
 
 def _compact_findings(view: str) -> list[Finding]:
@@ -352,10 +407,14 @@ def _hidden_payloads(raw: str, view: str) -> list[tuple[str, str, str, int]]:
                 newlines = _line_finder(view) if newlines is None else newlines
                 payloads.append((kind, m.group(0), decoded, _line_at(newlines, m.start())))
     lower = view.lower()
-    if ("rot" in lower or "caesar" in lower) and _ASKS_ROT13.search(view):
-        payloads.append(("rot13", view, codecs.encode(view, "rot13"), 1))
-    if ("revers" in lower or "backward" in lower or "right" in lower) and _ASKS_REVERSE.search(view):
-        payloads.append(("reversed text", view, view[::-1], 1))
+    for kind, hints, asks, decode in _ASKED_DECODINGS:
+        if not any(hint in lower for hint in hints):
+            continue
+        lines = view.split("\n")
+        for number, line in enumerate(lines):
+            if asks.search(line):  # the request and the text it points at: this line and the next two
+                nearby = "\n".join(lines[number : number + 3])
+                payloads.append((kind, nearby, decode(nearby), number + 1))
     if not raw.isascii():
         raw_newlines = _line_finder(raw)
         for m in _TAG_RUN.finditer(raw):
@@ -369,13 +428,13 @@ def _scan(text: str, scope: str, depth: int) -> list[Finding]:
         raise ValueError(f"Unknown scan scope {scope!r}; use 'all', 'context' or 'strict'.")
     findings = _invisible_findings(text)
     view = _normalise(text)
-    plain = _run_patterns(view, scope)
+    plain = _run_in_chunks(view, scope)
     findings += plain
     letters = _fold(view)
     folded = _join_spaced(letters)
     if folded != view:
         known = {f.id for f in plain}
-        disguised = [f for f in _run_patterns(folded, scope) if f.id not in known]
+        disguised = [f for f in _run_in_chunks(folded, scope, unchanged_from=view) if f.id not in known]
         disguised += [f for f in _compact_findings(letters) if f.id not in known]
         findings += disguised
         if disguised:
