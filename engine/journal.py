@@ -177,6 +177,8 @@ class Journal:
         return self._fsync
 
     def close(self) -> None:
+        if not hasattr(self, "blobs"):
+            return  # __init__ did not get far
         self.blobs.close()
         for fd in (self._fd, self._lock_fd):
             if fd is not None:

@@ -92,7 +92,7 @@ class MemoryStore:
         self._thread_lock = threading.RLock()
 
     def __del__(self) -> None:
-        for fd in self._lock_fds.values():
+        for fd in getattr(self, "_lock_fds", {}).values():
             with contextlib.suppress(OSError):
                 os.close(fd)
 
