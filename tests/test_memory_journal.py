@@ -135,3 +135,15 @@ def test_undo_refuses_when_contents_were_pruned(home: Home) -> None:
     for n in range(30):
         memory.tool_call({"action": "add", "target": "memory", "content": f"fact {n}"})
     assert memory.undo(oldest.id)["error"].startswith("No journal entry has the id")
+
+
+def test_sync_journal_records_a_hand_edit_without_writing(home: Home) -> None:
+    memory = Memory(home)
+    memory.tool_call({"action": "add", "target": "user", "content": "Likes tea"})
+    store = memory.store("user")
+    assert store.sync_journal() is None  # nothing changed
+    (home.memories / "USER.md").write_text("Likes tea\n§\nfrom vim", encoding="utf-8")
+    entry = store.sync_journal()
+    assert entry is not None and entry.who == "external"
+    assert store.sync_journal() is None
+    assert read(home) == "Likes tea\n§\nfrom vim"
