@@ -447,14 +447,22 @@ class MemoryStore:
                 JOURNAL_KIND, self.target, self.rel_path, action, who, before, after, _short(summary)
             )
 
-    def _note_external_edit(self, raw: str) -> None:
+    def sync_journal(self) -> JournalEntry | None:
+        """Journal a hand edit of the file now (for a file watcher), without writing the file."""
+        try:
+            with self._locked(self.real_path()):
+                return self._note_external_edit(self.read_raw())
+        except MemoryRefused:
+            return None
+
+    def _note_external_edit(self, raw: str) -> JournalEntry | None:
         """If the file changed since our last journaled write, journal that edit as `external` first."""
         with contextlib.suppress(WriteError, JournalError, OSError):
             last = self.journal.last(JOURNAL_KIND, self.target)
             if last is None or last.after_hash == blob_hash(raw):
-                return
+                return None
             previous = self.journal.text(last.after_hash) if last.after_hash else ""
-            self.journal.record(
+            return self.journal.record(
                 JOURNAL_KIND,
                 self.target,
                 self.rel_path,
@@ -464,6 +472,7 @@ class MemoryStore:
                 raw,
                 "edited outside hws",
             )
+        return None
 
     def _drift_refusal(self, raw: str) -> dict[str, Any]:
         backup = self._backup(raw.encode("utf-8"))
