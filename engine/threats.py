@@ -1,0 +1,504 @@
+"""One content scanner for memory writes, context files and skills: injection, exfiltration, persistence.
+
+The text is read in several views so that disguises do not help an attacker: NFKC-normalised with
+format characters removed; folded (look-alike letters from other scripts mapped to Latin, accents and
+leetspeak digits removed, letter-spaced words joined); and decoded (base64, hex, percent and
+`\\u` escapes, ROT13 and reversed text when the text asks for them, Unicode tag characters). Scopes are
+cumulative, `all` ⊂ `context` ⊂ `strict`: memory and skills use `strict`, context files `context`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import bisect
+import codecs
+import re
+import unicodedata
+import urllib.parse
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from engine.threat_i18n import I18N_PATTERNS
+from engine.threat_patterns import PATTERNS, SCOPE_LEVEL, Pattern
+
+Scope = Literal["all", "context", "strict"]
+
+MATCH_MAX = 120
+DECODE_DEPTH = 2  # base64 inside base64 is still read; deeper nesting is not worth the time
+MIN_ENCODED = 16  # shorter base64 runs decode to a few words at most
+
+# Hermes Agent's 17 invisible code points, plus the ones used for "ASCII smuggling" since.
+HERMES_INVISIBLE = frozenset(
+    "\u200b\u200c\u200d\u2060\u2062\u2063\u2064\ufeff\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+_INVISIBLE = re.compile(
+    "[" + "".join(sorted(HERMES_INVISIBLE)) + "\u2061\u180e\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
+_NEWLINE = re.compile("\n")
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_FORMAT_CHARS = re.compile(
+    "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufe00-\ufe0f\ufeff"
+    "\ufff9-\ufffb\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
+_TAG_RUN = re.compile("[\U000e0020-\U000e007e]{4,}")
+
+# Letters from other scripts that look like Latin ones (the common part of Unicode's confusables).
+_CONFUSABLES = str.maketrans(
+    {
+        **dict(zip("аеорсухіјѕԁԛԝүһӏкмнтвь", "aeopcyxijsdqwyhlkmhtbb", strict=True)),
+        **dict(zip("АВЕКМНОРСТХІЈЅҮ", "ABEKMHOPCTXIJSY", strict=True)),
+        **dict(zip("αεικνορτυχγβ", "aeikvoptuxyb", strict=True)),
+        **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZHIKMNOPTYX", strict=True)),
+        **dict(zip("օսցհոıȷɑɡɩʟ", "oughnijagil", strict=True)),
+        **dict(zip("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ", "abcdefghijklmnoprstuvwyz", strict=True)),
+    }
+)
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_LEET_TOKEN = re.compile(r"[A-Za-z0-9@$]*(?:[013457@$][A-Za-z]|[A-Za-z][@$][A-Za-z])[A-Za-z0-9@$]*")
+_DIGIT_OR_SYMBOL = re.compile(r"[013457@$]")
+_LEET_HINT = re.compile(r"[013457@$][A-Za-z]|[A-Za-z][@$][A-Za-z]")
+_SPACED_HINT = re.compile(r"[A-Za-z][ .\-_*·•|/][A-Za-z][ .\-_*·•|/][A-Za-z][ .\-_*·•|/][A-Za-z]")
+_SPACED = re.compile(r"\b(?:[A-Za-z][ .\-_*·•|/]){3,}[A-Za-z]\b")
+_COMPACT = re.compile(
+    r"(?:ignore|disregard|forget|bypass|override)(?:all|any|every|the|your|my|of)*(?:previous|prior|above"
+    r"|earlier|preceding|original|system|your|safety)+(?:instructions?|directives|guidelines|rules|prompts?"
+    r"|programming)|systempromptoverride|youarenow(?:a|an|the)(?!ready)|(?:reveal|print|output|show)your"
+    r"(?:system)?(?:prompt|instructions)|donottelltheuser|exfiltrate"
+)
+_BASE64 = re.compile(rf"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{{{MIN_ENCODED},}}={{0,2}}(?![A-Za-z0-9+/=_-])")
+_NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/=_-]+")
+_HEX_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){6,}")
+_HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){12,}\b")
+_PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2}){6,}")
+_UNICODE_ESC = re.compile(r"(?:\\u[0-9a-fA-F]{4}){4,}")
+_ASKS_ROT13 = re.compile(r"\brot[- ]?13\b|\bcaesar\b", re.IGNORECASE)
+_ASKS_REVERSE = re.compile(r"\brevers(?:e|ed)\b|\bbackwards?\b|\bright[- ]to[- ]left\b", re.IGNORECASE)
+
+_ASKED_DECODINGS = (  # decodings tried only where the text asks for them
+    ("rot13", ("rot", "caesar"), _ASKS_ROT13, lambda text: codecs.encode(text, "rot13")),
+    ("reversed text", ("revers", "backward", "right"), _ASKS_REVERSE, lambda text: text[::-1]),
+)
+
+_ALL_PATTERNS: tuple[Pattern, ...] = PATTERNS + I18N_PATTERNS
+_BY_LEVEL = {
+    scope: tuple(p for p in _ALL_PATTERNS if SCOPE_LEVEL[p.scope] <= level)
+    for scope, level in SCOPE_LEVEL.items()
+}
+_SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One threat found in a text: which pattern, how bad, what matched and on which line."""
+
+    id: str
+    category: str
+    severity: str
+    match: str
+    line: int
+    detail: str = ""
+
+
+def _line_finder(text: str) -> list[int]:
+    return [m.start() for m in _NEWLINE.finditer(text)]
+
+
+def _line_at(newlines: list[int], offset: int) -> int:
+    return bisect.bisect_right(newlines, offset - 1) + 1
+
+
+def _clip(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MATCH_MAX else text[: MATCH_MAX - 1] + "…"
+
+
+def _invisible_findings(text: str) -> list[Finding]:
+    if text.isascii():
+        return []
+    newlines: list[int] | None = None
+    found: list[Finding] = []
+    seen: set[int] = set()
+    for m in _INVISIBLE.finditer(text):
+        newlines = _line_finder(text) if newlines is None else newlines
+        line = _line_at(newlines, m.start())
+        if line not in seen:
+            seen.add(line)
+            found.append(Finding("invisible_unicode", "invisible", "high", f"U+{ord(m.group()):04X}", line))
+    return found
+
+
+def _normalise(text: str) -> str:
+    """NFKC with format characters removed, so `ig\\u200bnore` and full-width letters read plainly."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", _FORMAT_CHARS.sub("", text))
+
+
+def _fold(text: str) -> str:
+    """Look-alike letters to Latin, accents off, leetspeak tokens spelled out (spacing kept)."""
+    folded = text
+    if not folded.isascii():
+        folded = folded.translate(_CONFUSABLES)
+        folded = unicodedata.normalize("NFC", _COMBINING.sub("", unicodedata.normalize("NFD", folded)))
+    if _DIGIT_OR_SYMBOL.search(folded) and _LEET_HINT.search(folded):
+        folded = _LEET_TOKEN.sub(lambda m: m.group(0).translate(_LEET), folded)
+    return folded
+
+
+def _join_spaced(text: str) -> str:
+    """`i.g.n.o.r.e` and `i g n o r e` become `ignore`; word gaps of two or more spaces survive."""
+    if not _SPACED_HINT.search(text):
+        return text
+    return _SPACED.sub(lambda m: re.sub(r"[ .\-_*·•|/]", "", m.group(0)), text)
+
+
+def _need_key(need: str) -> str:
+    """The substring a `needs` entry stands for: itself, or for a phrase its longest word.
+
+    Regexes allow any whitespace between words (`you\\s+are`), so a phrase is tested by one word.
+    """
+    words = need.lower().split()
+    return max(words, key=len) if words else need
+
+
+GRAM = 3  # keys are looked up by their first three characters, then confirmed as substrings
+
+
+@dataclass(frozen=True)
+class _Prefilter:
+    """Which patterns can possibly match, decided by which `needs` substrings occur in the text.
+
+    The text's character trigrams pick the few keys worth testing (each key is filed under its
+    first trigram), so a clean entry costs one set of slices and a handful of substring tests.
+    A pattern is a candidate when a key of each of its groups occurs in the lowercased text.
+    """
+
+    by_gram: dict[tuple[str, ...], tuple[str, ...]]  # first trigram -> keys starting with it
+    grams: frozenset[tuple[str, ...]]
+    short: tuple[str, ...]  # keys shorter than a trigram, tested directly
+    first_group: dict[str, frozenset[int]]  # key -> indexes of patterns whose first group holds it
+    rest: tuple[tuple[frozenset[str], ...], ...]  # per pattern, the groups after the first
+    always: frozenset[int]  # patterns without needs
+
+    @classmethod
+    def build(cls, patterns: tuple[Pattern, ...]) -> _Prefilter:
+        keys: set[str] = set()
+        first: dict[str, set[int]] = {}
+        rest = []
+        always = set()
+        for index, pattern in enumerate(patterns):
+            groups = [frozenset(_need_key(need) for need in group) for group in pattern.needs]
+            for group in groups:
+                keys |= group
+            if not groups:
+                always.add(index)
+            else:
+                for key in groups[0]:
+                    first.setdefault(key, set()).add(index)
+            rest.append(tuple(groups[1:]))
+        by_gram: dict[tuple[str, ...], list[str]] = {}
+        for key in keys:
+            if len(key) >= GRAM:
+                by_gram.setdefault(tuple(key[:GRAM]), []).append(key)
+        return cls(
+            {gram: tuple(found) for gram, found in by_gram.items()},
+            frozenset(by_gram),
+            tuple(sorted(k for k in keys if len(k) < GRAM)),
+            {key: frozenset(found) for key, found in first.items()},
+            tuple(rest),
+            frozenset(always),
+        )
+
+    def present(self, lower: str) -> set[str]:
+        """Every key that occurs in the lowercased text."""
+        grams = self.grams.intersection(zip(lower, lower[1:], lower[2:], strict=False))  # in C, no loop
+        found = {key for gram in grams for key in self.by_gram[gram] if len(key) == GRAM or key in lower}
+        found.update(filter(lower.__contains__, self.short))
+        return found
+
+    def candidates(self, lower: str) -> list[int]:
+        """Indexes, in table order, of the patterns worth running on this lowercased text."""
+        present = self.present(lower)
+        first = self.first_group
+        chosen = self.always.union(*[first[key] for key in present if key in first])
+        picked = []
+        for index in chosen:
+            for group in self.rest[index]:
+                if present.isdisjoint(group):
+                    break
+            else:
+                picked.append(index)
+        picked.sort()
+        return picked
+
+
+_PREFILTERS = {scope: _Prefilter.build(patterns) for scope, patterns in _BY_LEVEL.items()}
+CHUNK_CHARS = 256  # longer texts are scanned a paragraph-sized piece at a time (few keys per piece)
+_SPANNING = frozenset({"html_comment_injection", "hidden_div", "chat_template_tokens", "provider_token"})
+_FIRST_PATTERN = {p.id: id(p) for p in reversed(_ALL_PATTERNS)}
+
+
+def _run_patterns(view: str, scope: str, only: frozenset[str] | None = None) -> list[Finding]:
+    patterns = _BY_LEVEL[scope]
+    newlines: list[int] | None = None
+    found: list[Finding] = []
+    for index in _PREFILTERS[scope].candidates(view.lower()):
+        pattern = patterns[index]
+        if only is not None and pattern.id not in only:
+            continue
+        m = pattern.regex.search(view)
+        if m is None:
+            continue
+        if newlines is None:
+            newlines = _line_finder(view)
+        found.append(
+            Finding(
+                pattern.id,
+                pattern.category,
+                pattern.severity,
+                _clip(m.group(0)),
+                _line_at(newlines, m.start()),
+            )
+        )
+    return found
+
+
+def _chunks(view: str) -> list[tuple[int, str]]:
+    """(first line number - 1, text) pieces of about CHUNK_CHARS, cut at blank lines, else at lines.
+
+    A piece cut inside a paragraph starts with the last line of the piece before, so a phrase broken
+    over that line break is still seen whole.
+    """
+    pieces: list[tuple[int, str]] = []
+    start_line = 0
+    current: list[str] = []
+    size = 0
+    for line_number, line in enumerate(view.split("\n")):
+        boundary = not line.strip() or size + len(line) > CHUNK_CHARS
+        if current and boundary and (size > CHUNK_CHARS // 4 or size + len(line) > CHUNK_CHARS):
+            pieces.append((start_line, "\n".join(current)))
+            if line.strip():  # cut inside a paragraph: overlap by one line
+                current, size, start_line = [current[-1]], len(current[-1]) + 1, line_number - 1
+            else:
+                current, size, start_line = [], 0, line_number
+        current.append(line)
+        size += len(line) + 1
+    if current:
+        pieces.append((start_line, "\n".join(current)))
+    return pieces
+
+
+def _run_in_chunks(view: str, scope: str, unchanged_from: str | None = None) -> list[Finding]:
+    """Patterns over a long text, a paragraph-sized piece at a time.
+
+    On a whole skill nearly every pattern's needs occur somewhere, so the prefilter stops helping
+    and each regex walks the full text; per piece, only the few that can match run. Patterns that
+    span lines (HTML comments, key blocks, chat-template tokens) also run over the whole text.
+    """
+    if len(view) <= CHUNK_CHARS:
+        return _run_patterns(view, scope)
+    found: list[Finding] = []
+    # A folded view keeps the lines of the plain one; pieces the folding left alone were scanned already.
+    already = {piece for _, piece in _chunks(unchanged_from)} if unchanged_from is not None else set()
+    for offset, piece in _chunks(view):
+        if piece not in already:
+            found += [replace(f, line=f.line + offset) for f in _run_patterns(piece, scope)]
+    found += _run_patterns(view, scope, only=_SPANNING)
+    order = {id(p): n for n, p in enumerate(_BY_LEVEL[scope])}
+    return sorted(found, key=lambda f: (order.get(_FIRST_PATTERN[f.id], 0), f.line))
+
+
+def _compact_findings(view: str) -> list[Finding]:
+    """Letter-spaced phrases (`i g n o r e a l l ...`) lose their word gaps; look for them squeezed."""
+    found = []
+    for number, line in enumerate(view.split("\n"), start=1):
+        if not _SPACED_HINT.search(line):
+            continue
+        squeezed = re.sub(r"[^a-z]", "", line.lower())
+        m = _COMPACT.search(squeezed)
+        if m:
+            found.append(
+                Finding("prompt_injection", "injection", "critical", _clip(line), number, "letter-spaced")
+            )
+    return found
+
+
+def _printable(decoded: str) -> bool:
+    if len(decoded) < 8:
+        return False
+    good = sum(1 for ch in decoded if ch.isprintable() or ch in "\n\t")
+    letters = sum(1 for ch in decoded if ch.isalpha() or ch == " ")
+    return good / len(decoded) >= 0.95 and letters / len(decoded) >= 0.6
+
+
+def _decode_base64(run: str) -> str | None:
+    """The text a base64 run encodes; inside a URL path, each `/` segment is tried on its own too."""
+    decoded = _decode_base64_run(run)
+    if decoded is None and "/" in run:
+        for segment in run.split("/"):
+            if len(segment) >= MIN_ENCODED:
+                decoded = _decode_base64_run(segment)
+                if decoded:
+                    break
+    return decoded
+
+
+def _decode_base64_run(run: str) -> str | None:
+    padded = run.rstrip("=")
+    padded += "=" * (-len(padded) % 4)
+    for decoder in (base64.b64decode, base64.urlsafe_b64decode):
+        try:
+            decoded = decoder(padded).decode("utf-8")
+        except (binascii.Error, ValueError, UnicodeDecodeError):
+            continue
+        if _printable(decoded):
+            return decoded
+    return None
+
+
+def _decode_hex(run: str) -> str | None:
+    try:
+        decoded = bytes.fromhex(run.replace("\\x", "")).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return decoded if _printable(decoded) else None
+
+
+def _decode_percent(run: str) -> str | None:
+    try:
+        decoded = urllib.parse.unquote(run, errors="strict")
+    except UnicodeDecodeError:
+        return None
+    return decoded if _printable(decoded) else None
+
+
+def _decode_unicode_escapes(run: str) -> str | None:
+    try:
+        decoded = run.encode("ascii").decode("unicode_escape")
+    except UnicodeDecodeError:
+        return None
+    return decoded if _printable(decoded) else None
+
+
+_DECODERS = (  # kind, finder, decoder, a substring that must be present (None: a long token)
+    ("base64", _BASE64, _decode_base64, None),
+    ("hex", _HEX, _decode_hex, None),
+    ("hex escapes", _HEX_ESCAPES, _decode_hex, "\\x"),
+    ("percent-encoding", _PERCENT, _decode_percent, "%"),
+    ("unicode escapes", _UNICODE_ESC, _decode_unicode_escapes, "\\u"),
+)
+
+
+def _hidden_payloads(raw: str, view: str) -> list[tuple[str, str, str, int]]:
+    """(kind, encoded text, decoded text, line) for every encoded run that decodes to readable text."""
+    payloads = []
+    newlines: list[int] | None = None
+    # Cheap first: is there any run of base64 alphabet long enough to hold a payload?
+    long_token = any(len(t) >= MIN_ENCODED for t in view.split()) and any(
+        len(t) >= MIN_ENCODED for t in _NOT_BASE64.split(view)
+    )
+    for kind, finder, decode, hint in _DECODERS:
+        if not (long_token if hint is None else hint in view):
+            continue
+        for m in finder.finditer(view):
+            decoded = decode(m.group(0))
+            if decoded:
+                newlines = _line_finder(view) if newlines is None else newlines
+                payloads.append((kind, m.group(0), decoded, _line_at(newlines, m.start())))
+    lower = view.lower()
+    for kind, hints, asks, decode in _ASKED_DECODINGS:
+        if not any(hint in lower for hint in hints):
+            continue
+        lines = view.split("\n")
+        for number, line in enumerate(lines):
+            if asks.search(line):  # the request and the text it points at: this line and the next two
+                nearby = "\n".join(lines[number : number + 3])
+                payloads.append((kind, nearby, decode(nearby), number + 1))
+    if not raw.isascii():
+        raw_newlines = _line_finder(raw)
+        for m in _TAG_RUN.finditer(raw):
+            hidden = "".join(chr(ord(ch) - 0xE0000) for ch in m.group(0))
+            payloads.append(("unicode tag characters", hidden, hidden, _line_at(raw_newlines, m.start())))
+    return payloads
+
+
+def _scan(text: str, scope: str, depth: int) -> list[Finding]:
+    if scope not in SCOPE_LEVEL:
+        raise ValueError(f"Unknown scan scope {scope!r}; use 'all', 'context' or 'strict'.")
+    findings = _invisible_findings(text)
+    view = _normalise(text)
+    plain = _run_in_chunks(view, scope)
+    findings += plain
+    letters = _fold(view)
+    folded = _join_spaced(letters)
+    if folded != view:
+        known = {f.id for f in plain}
+        disguised = [f for f in _run_in_chunks(folded, scope, unchanged_from=view) if f.id not in known]
+        disguised += [f for f in _compact_findings(letters) if f.id not in known]
+        findings += disguised
+        if disguised:
+            first = disguised[0]
+            findings.append(
+                Finding(
+                    "confusable_letters",
+                    "obfuscation",
+                    first.severity,
+                    first.match,
+                    first.line,
+                    f"look-alike letters, accents, leetspeak or letter spacing hide '{first.id}'",
+                )
+            )
+    if depth < DECODE_DEPTH:
+        for kind, encoded, decoded, line in _hidden_payloads(text, view):
+            inner = [f for f in _scan(decoded, scope, depth + 1) if f.category != "obfuscation"]
+            if inner:
+                worst = min(inner, key=lambda f: _SEVERITY_RANK.get(f.severity, 9))
+                findings.append(
+                    Finding(
+                        "encoded_payload",
+                        "obfuscation",
+                        worst.severity,
+                        _clip(encoded),
+                        line,
+                        f"{kind} hides '{worst.id}': {_clip(worst.match)[:60]}",
+                    )
+                )
+    return _dedupe(findings)
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen: set[tuple[str, int]] = set()
+    unique = []
+    for finding in findings:
+        key = (finding.id, finding.line)
+        if key not in seen:
+            seen.add(key)
+            unique.append(finding)
+    return unique
+
+
+def scan(text: str, scope: Scope = "strict") -> list[Finding]:
+    """Every threat in `text` at this scope: invisible characters first, then patterns in table order."""
+    return _scan(text, scope, 0)
+
+
+def pattern_ids(text: str, scope: Scope = "strict") -> list[str]:
+    """The distinct pattern ids found, in order (Hermes' `scan_for_threats` result shape)."""
+    return list(dict.fromkeys(f.id for f in scan(text, scope)))
+
+
+def message_for(finding: Finding) -> str:
+    """Hermes' sentence for a blocked write."""
+    if finding.id == "invisible_unicode":
+        return f"Blocked: content contains invisible unicode character {finding.match} (possible injection)."
+    return (
+        f"Blocked: content matches threat pattern '{finding.id}'. Content is injected into the system prompt "
+        "and must not contain injection or exfiltration payloads."
+    )
+
+
+def first_threat_message(text: str, scope: Scope = "strict") -> str | None:
+    """The sentence that refuses `text`, or None when it is clean."""
+    findings = scan(text, scope)
+    return message_for(findings[0]) if findings else None
