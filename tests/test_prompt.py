@@ -15,7 +15,8 @@ def test_layers_are_ordered_from_stable_to_volatile_and_empty_ones_dropped() -> 
     ]
     prompt = assemble(layers, 0.0)
     assert [ly.name for ly in prompt.layers] == ["identity", "guidance", "memory", "session"]
-    assert prompt.text == "You are Hermes.\n\n# How you work here\n\nMEMORY block\n\nConversation started: today"
+    expected = "You are Hermes.\n\n# How you work here\n\nMEMORY block\n\nConversation started: today"
+    assert prompt.text == expected
     assert [n for n in LAYER_ORDER if prompt.layer(n)] == ["identity", "guidance", "memory", "session"]
 
 
