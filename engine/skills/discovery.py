@@ -1,0 +1,411 @@
+"""Finding skills on disk: both layouts, external read-only folders, lenient loading, a stat-keyed cache.
+
+A folder holding a SKILL.md is a skill; any other folder is a category (nested categories allowed).
+So `skills/<category>/<name>/SKILL.md` (Hermes) and `skills/<name>/SKILL.md` (agentskills.io) are
+both found by one walk. Parsed files are cached by (mtime_ns, size): a warm index build only stats.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.atomic import WriteError, atomic_write_text
+from engine.skills import frontmatter as fm
+
+SKILL_FILE = "SKILL.md"
+CATEGORY_FILE = "DESCRIPTION.md"
+SUPPORT_DIRS = ("references", "templates", "scripts", "assets")
+IGNORED_DIRS = frozenset(
+    {
+        ".git",
+        ".github",
+        ".hub",
+        ".archive",
+        ".venv",
+        "venv",
+        "node_modules",
+        "site-packages",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".curator_backups",
+    }
+)
+NOT_SKILL_ROOTS = IGNORED_DIRS | frozenset(SUPPORT_DIRS)
+PLATFORMS = {"macos": "darwin", "darwin": "darwin", "linux": "linux", "windows": "win32", "win32": "win32"}
+HEAD_BYTES = 256 * 1024  # a frontmatter never needs more; huge bodies are not read for the index
+CACHE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class SkillRoot:
+    """One folder skills are read from: the home's own (writable) or an external one (read-only)."""
+
+    path: Path
+    source: str = "local"  # local | external
+
+    @property
+    def read_only(self) -> bool:
+        return self.source != "local"
+
+
+@dataclass(frozen=True)
+class Skill:
+    """One discovered skill, as the index and the tools see it."""
+
+    name: str
+    folder_name: str
+    category: str
+    description: str
+    skill_dir: Path
+    root: Path
+    source: str
+    tags: tuple[str, ...] = ()
+    related_skills: tuple[str, ...] = ()
+    platforms: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    mtime_ns: int = 0
+    size: int = 0
+
+    @property
+    def skill_md(self) -> Path:
+        return self.skill_dir / SKILL_FILE
+
+    @property
+    def read_only(self) -> bool:
+        return self.source != "local"
+
+    @property
+    def available_here(self) -> bool:
+        """False when `platforms` names only other operating systems."""
+        if not self.platforms:
+            return True
+        wanted = {PLATFORMS.get(p.lower(), p.lower()) for p in self.platforms}
+        return any(sys.platform.startswith(w) for w in wanted)
+
+
+@dataclass
+class Catalog:
+    """Every skill found, name clashes resolved (local wins), with the reasons any file was skipped."""
+
+    skills: list[Skill] = field(default_factory=list)
+    shadowed: list[Skill] = field(default_factory=list)
+    categories: dict[str, str] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    manifest: dict[str, tuple[int, int]] = field(default_factory=dict)
+    _by_name: dict[str, Skill] = field(default_factory=dict, repr=False)
+    _by_folder: dict[str, list[Skill]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for skill in self.skills:
+            self._by_name.setdefault(skill.name, skill)
+            self._by_folder.setdefault(skill.folder_name, []).append(skill)
+
+    def get(self, name: str) -> Skill | None:
+        """A skill by its name, or by its folder name when that is unambiguous."""
+        found = self._by_name.get(name)
+        if found is not None:
+            return found
+        by_folder = self._by_folder.get(name, [])
+        return by_folder[0] if len(by_folder) == 1 else None
+
+    def names(self) -> list[str]:
+        return [s.name for s in self.skills]
+
+    def skill_warnings(self) -> dict[str, tuple[str, ...]]:
+        return {s.name: s.warnings for s in self.skills if s.warnings}
+
+
+# -- the stat-keyed parse cache --------------------------------------------------------------------
+
+
+class ParseCache:
+    """Parsed SKILL.md / DESCRIPTION.md files keyed by path, valid while (mtime_ns, size) are unchanged."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.entries: dict[str, dict[str, Any]] = {}
+        self.dirty = False
+        self.hits = 0
+        self.misses = 0
+        if path is not None:
+            self._load()
+
+    def _load(self) -> None:
+        assert self.path is not None
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return  # a missing or damaged cache only costs one cold build
+        if isinstance(data, dict) and data.get("version") == CACHE_VERSION:
+            entries = data.get("entries")
+            if isinstance(entries, dict):
+                self.entries = entries
+
+    def lookup(self, key: str, stamp: tuple[int, int]) -> dict[str, Any] | None:
+        entry = self.entries.get(key)
+        if entry is not None and tuple(entry.get("stamp", ())) == stamp:
+            self.hits += 1
+            return entry
+        self.misses += 1
+        return None
+
+    def store(self, key: str, stamp: tuple[int, int], record: dict[str, Any]) -> dict[str, Any]:
+        record["stamp"] = list(stamp)
+        self.entries[key] = record
+        self.dirty = True
+        return record
+
+    def prune(self, live: set[str]) -> None:
+        stale = [k for k in self.entries if k not in live]
+        for key in stale:
+            del self.entries[key]
+        self.dirty = self.dirty or bool(stale)
+
+    def save(self) -> None:
+        if self.path is None or not self.dirty:
+            return
+        with contextlib.suppress(OSError, WriteError):  # a read-only home still gets its index
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            payload = {"version": CACHE_VERSION, "entries": self.entries}
+            atomic_write_text(self.path, json.dumps(payload, ensure_ascii=False, default=str))
+            self.dirty = False
+
+
+_CACHES: dict[Path, ParseCache] = {}
+
+
+def shared_cache(path: Path) -> ParseCache:
+    """One cache object per cache file per process, so warm builds skip re-reading the JSON too."""
+    cache = _CACHES.get(path)
+    if cache is None:
+        cache = _CACHES[path] = ParseCache(path)
+    return cache
+
+
+# -- walking ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Found:
+    root: SkillRoot
+    skill_dir: Path
+    category: str
+    stamp: tuple[int, int]
+
+
+def _walk(
+    root: SkillRoot, max_depth: int, seen: set[str], categories: list[tuple[str, Path, tuple[int, int]]]
+) -> Iterator[_Found]:
+    stack: list[tuple[Path, str, int]] = [(root.path, "", 0)]
+    while stack:
+        folder, category, depth = stack.pop()
+        try:
+            real = os.path.realpath(folder)
+        except OSError:
+            continue
+        if real in seen:  # a symlink loop or the same folder reached twice
+            continue
+        seen.add(real)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        stamp = _file_stamp(entries, SKILL_FILE)
+        if stamp is not None:
+            yield _Found(root, folder, category.rpartition("/")[0] if depth else "", stamp)
+            continue
+        cat_stamp = _file_stamp(entries, CATEGORY_FILE)
+        if cat_stamp is not None and category:
+            categories.append((category, folder / CATEGORY_FILE, cat_stamp))
+        if depth > max_depth:
+            continue
+        children = []
+        for entry in entries:
+            if entry.name in NOT_SKILL_ROOTS:
+                continue
+            with contextlib.suppress(OSError):
+                if entry.is_dir():
+                    sub = f"{category}/{entry.name}" if category else entry.name
+                    children.append((Path(entry.path), sub, depth + 1))
+        stack.extend(reversed(children))
+
+
+def _file_stamp(entries: Iterable[os.DirEntry[str]], name: str) -> tuple[int, int] | None:
+    for entry in entries:
+        if entry.name == name:
+            try:
+                st = entry.stat()
+            except OSError:
+                return None
+            if not entry.is_file():
+                return None
+            return (st.st_mtime_ns, st.st_size)
+    return None
+
+
+# -- parsing one skill -----------------------------------------------------------------------------
+
+
+def read_head(path: Path) -> tuple[str, list[str]]:
+    """The start of a text file, decoded leniently: bad bytes become U+FFFD with a warning."""
+    with open(path, "rb") as handle:
+        data = handle.read(HEAD_BYTES)
+    warnings: list[str] = []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(data) - 3 and len(data) == HEAD_BYTES:  # a character cut by the read limit
+            text = data[: exc.start].decode("utf-8", errors="replace")
+        else:
+            line = data[: exc.start].count(b"\n") + 1
+            warnings.append(f"line {line}: not valid UTF-8; undecodable bytes were replaced")
+            text = data.decode("utf-8", errors="replace")
+    return text, warnings
+
+
+def _str_list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [v.strip() for v in value.replace(",", " ").split() if v.strip()]
+    if isinstance(value, list):
+        return [str(v) for v in value if isinstance(v, (str, int, float))]
+    return []
+
+
+def parse_skill_file(path: Path, folder_name: str) -> dict[str, Any]:
+    """Read one SKILL.md into a cacheable record; raises FrontmatterError or OSError when hopeless."""
+    text, warnings = read_head(path)
+    if "\x00" in text[:8192]:
+        raise fm.FrontmatterError("is a binary file, not Markdown", 1)
+    parsed = fm.parse_lenient(text)
+    meta = parsed.meta
+    warnings += parsed.warnings + (fm.spec_warnings(meta, folder_name) if parsed.has_frontmatter else [])
+    name = meta.get("name")
+    if (
+        not isinstance(name, str)
+        or not name.strip()
+        or "/" in name
+        or "\\" in name
+        or name.strip() in (".", "..")
+    ):
+        name = folder_name
+    description = meta.get("description")
+    if isinstance(description, (int, float)) and not isinstance(description, bool):
+        description = str(description)
+    if not isinstance(description, str) or not description.strip():
+        description = fm.first_body_line(parsed.body)
+    hermes = meta.get("metadata", {})
+    hermes = hermes.get("hermes", {}) if isinstance(hermes, dict) else {}
+    hermes = hermes if isinstance(hermes, dict) else {}
+    return {
+        "name": name.strip(),
+        "description": fm.one_line(description),
+        "tags": _str_list(hermes.get("tags", meta.get("tags"))),
+        "related_skills": _str_list(hermes.get("related_skills", meta.get("related_skills"))),
+        "platforms": _str_list(meta.get("platforms")),
+        "warnings": warnings,
+    }
+
+
+def parse_category_file(path: Path) -> str:
+    text, _ = read_head(path)
+    try:
+        parsed = fm.parse_lenient(text)
+    except fm.FrontmatterError:
+        return ""
+    description = parsed.meta.get("description")
+    if isinstance(description, str) and description.strip():
+        return fm.one_line(description)
+    return fm.first_body_line(parsed.body)
+
+
+# -- the catalog -----------------------------------------------------------------------------------
+
+
+def discover(roots: list[SkillRoot], max_depth: int = 4, cache: ParseCache | None = None) -> Catalog:
+    """Walk every root, parse (or reuse) each SKILL.md, and resolve name clashes: earlier roots win."""
+    cache = cache or ParseCache(None)
+    seen: set[str] = set()
+    skills: list[Skill] = []
+    shadowed: list[Skill] = []
+    skipped: list[str] = []
+    warnings: list[str] = []
+    manifest: dict[str, tuple[int, int]] = {}
+    category_files: list[tuple[str, Path, tuple[int, int]]] = []
+    by_name: dict[str, Skill] = {}
+    for root in roots:
+        if not root.path.is_dir():
+            if root.source != "local":
+                warnings.append(f"external skills folder {root.path} does not exist; it was skipped")
+            continue
+        found = list(_walk(root, max_depth, seen, category_files))
+        for item in found:
+            path = item.skill_dir / SKILL_FILE
+            key = str(path)
+            manifest[key] = item.stamp
+            record = cache.lookup(key, item.stamp)
+            if record is None:
+                try:
+                    record = parse_skill_file(path, item.skill_dir.name)
+                except fm.FrontmatterError as exc:
+                    record = {"error": f"{path} line {exc.line}: {exc.reason}; skipped"}
+                except OSError as exc:
+                    record = {"error": f"{path}: cannot be read ({exc.strerror or exc}); skipped"}
+                record = cache.store(key, item.stamp, record)
+            if "error" in record:
+                skipped.append(record["error"])
+                continue
+            skill = _skill_from(record, item)
+            winner = by_name.get(skill.name)
+            if winner is not None:
+                shadowed.append(skill)
+                warnings.append(
+                    f"skill '{skill.name}' at {skill.skill_dir} is shadowed by the one at {winner.skill_dir}"
+                )
+                continue
+            by_name[skill.name] = skill
+            skills.append(skill)
+    categories: dict[str, str] = {}
+    for category, path, stamp in category_files:
+        key = str(path)
+        manifest[key] = stamp
+        record = cache.lookup(key, stamp)
+        if record is None:
+            try:
+                record = cache.store(key, stamp, {"description": parse_category_file(path)})
+            except OSError:
+                continue
+        categories.setdefault(category, str(record.get("description", "")))
+    cache.prune(set(manifest))
+    cache.save()
+    skills.sort(key=lambda s: (s.category, s.name))
+    return Catalog(skills, shadowed, categories, skipped, warnings, manifest)
+
+
+def _skill_from(record: dict[str, Any], item: _Found) -> Skill:
+    return Skill(
+        name=record["name"],
+        folder_name=item.skill_dir.name,
+        category=item.category,
+        description=record.get("description", ""),
+        skill_dir=item.skill_dir,
+        root=item.root.path,
+        source=item.root.source,
+        tags=tuple(record.get("tags", ())),
+        related_skills=tuple(record.get("related_skills", ())),
+        platforms=tuple(record.get("platforms", ())),
+        warnings=tuple(record.get("warnings", ())),
+        mtime_ns=item.stamp[0],
+        size=item.stamp[1],
+    )
