@@ -81,6 +81,8 @@ class _Plan:
     extra: dict[str, int] = field(default_factory=dict)  # tokens above the cap, by priority
     hidden: set[str] = field(default_factory=set)
     category_blurbs: bool = True
+    collapsed: bool = False  # not even one line per category fits: a single line points to skills_list
+    terse: bool = False  # the budget is below the guide paragraph itself
 
 
 @dataclass
@@ -186,6 +188,10 @@ def _plan(skills: Sequence[Skill], costs: _Costs, budget: int, min_tokens: int) 
             if s.category not in hidden_in:
                 hidden_in.add(s.category)
                 cost += costs.more_line
+        if cost > budget:
+            names_only.collapsed = True
+            names_only.hidden = {s.name for s in skills}
+            names_only.terse = costs.fixed + costs.more_line > budget
         return names_only
     with_text = [s for s in skills if costs.description[s.name] > 0]
     everyone = _Plan(described={s.name for s in with_text})
@@ -235,7 +241,12 @@ def _render(
     for s in sorted(skills, key=lambda s: (s.category, s.name)):
         by_cat.setdefault(s.category, []).append(s)
     shown: dict[str, str] = {}
-    lines = [HEADING, GUIDE, "<available_skills>"]
+    lines = [HEADING] + ([] if plan.terse else [GUIDE]) + ["<available_skills>"]
+    if plan.collapsed:
+        count = len(skills)
+        lines += [f"  ({count} skills in {len(by_cat)} categories: call skills_list() to see them)"]
+        lines += ["</available_skills>", CLOSING]
+        return "\n".join(lines), {s.name: "hidden" for s in skills}
     any_cut = False
     for category, members in by_cat.items():
         indent = "    " if category else "  "
