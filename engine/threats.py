@@ -1,0 +1,450 @@
+"""One content scanner for memory writes, context files and skills: injection, exfiltration, persistence.
+
+The text is read in several views so that disguises do not help an attacker: NFKC-normalised with
+format characters removed; folded (look-alike letters from other scripts mapped to Latin, accents and
+leetspeak digits removed, letter-spaced words joined); and decoded (base64, hex, percent and
+`\\u` escapes, ROT13 and reversed text when the text asks for them, Unicode tag characters). Scopes are
+cumulative, `all` ⊂ `context` ⊂ `strict`: memory and skills use `strict`, context files `context`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import bisect
+import codecs
+import re
+import unicodedata
+import urllib.parse
+from dataclasses import dataclass
+from typing import Literal
+
+from engine.threat_i18n import I18N_PATTERNS
+from engine.threat_patterns import PATTERNS, SCOPE_LEVEL, Pattern
+
+Scope = Literal["all", "context", "strict"]
+
+MATCH_MAX = 120
+DECODE_DEPTH = 2  # base64 inside base64 is still read; deeper nesting is not worth the time
+MIN_ENCODED = 16  # shorter base64 runs decode to a few words at most
+
+# Hermes Agent's 17 invisible code points, plus the ones used for "ASCII smuggling" since.
+HERMES_INVISIBLE = frozenset(
+    "\u200b\u200c\u200d\u2060\u2062\u2063\u2064\ufeff\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+_EXTRA_INVISIBLE = re.compile("[\u2061\u180e\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
+_FORMAT_CHARS = re.compile(
+    "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufe00-\ufe0f\ufeff"
+    "\ufff9-\ufffb\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
+_TAG_RUN = re.compile("[\U000e0020-\U000e007e]{4,}")
+
+# Letters from other scripts that look like Latin ones (the common part of Unicode's confusables).
+_CONFUSABLES = str.maketrans(
+    {
+        **dict(zip("аеорсухіјѕԁԛԝүһӏкмнтвь", "aeopcyxijsdqwyhlkmhtbb", strict=True)),
+        **dict(zip("АВЕКМНОРСТХІЈЅҮ", "ABEKMHOPCTXIJSY", strict=True)),
+        **dict(zip("αεικνορτυχγβ", "aeikvoptuxyb", strict=True)),
+        **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZHIKMNOPTYX", strict=True)),
+        **dict(zip("օսցհոıȷɑɡɩʟ", "oughnijagil", strict=True)),
+        **dict(zip("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ", "abcdefghijklmnoprstuvwyz", strict=True)),
+    }
+)
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_LEET_TOKEN = re.compile(r"[A-Za-z0-9@$]*(?:[013457@$][A-Za-z]|[A-Za-z][@$][A-Za-z])[A-Za-z0-9@$]*")
+_LEET_HINT = re.compile(r"[013457@$][A-Za-z]|[A-Za-z][@$][A-Za-z]")
+_SPACED_HINT = re.compile(r"[A-Za-z][ .\-_*·•|/][A-Za-z][ .\-_*·•|/][A-Za-z][ .\-_*·•|/][A-Za-z]")
+_SPACED = re.compile(r"\b(?:[A-Za-z][ .\-_*·•|/]){3,}[A-Za-z]\b")
+_COMPACT = re.compile(
+    r"(?:ignore|disregard|forget|bypass|override)(?:all|any|every|the|your|my|of)*(?:previous|prior|above"
+    r"|earlier|preceding|original|system|your|safety)+(?:instructions?|directives|guidelines|rules|prompts?"
+    r"|programming)|systempromptoverride|youarenow(?:a|an|the)(?!ready)|(?:reveal|print|output|show)your"
+    r"(?:system)?(?:prompt|instructions)|donottelltheuser|exfiltrate"
+)
+_BASE64 = re.compile(rf"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{{{MIN_ENCODED},}}={{0,2}}(?![A-Za-z0-9+/=_-])")
+_HEX = re.compile(r"(?:\\x[0-9a-fA-F]{2}){6,}|\b(?:[0-9a-fA-F]{2}){12,}\b")
+_PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2}){6,}")
+_UNICODE_ESC = re.compile(r"(?:\\u[0-9a-fA-F]{4}){4,}")
+_ASKS_ROT13 = re.compile(r"\brot[- ]?13\b|\bcaesar\b", re.IGNORECASE)
+_ASKS_REVERSE = re.compile(r"\brevers(?:e|ed)\b|\bbackwards?\b|\bright[- ]to[- ]left\b", re.IGNORECASE)
+
+_ALL_PATTERNS: tuple[Pattern, ...] = PATTERNS + I18N_PATTERNS
+_BY_LEVEL = {
+    scope: tuple(p for p in _ALL_PATTERNS if SCOPE_LEVEL[p.scope] <= level)
+    for scope, level in SCOPE_LEVEL.items()
+}
+_SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One threat found in a text: which pattern, how bad, what matched and on which line."""
+
+    id: str
+    category: str
+    severity: str
+    match: str
+    line: int
+    detail: str = ""
+
+
+def _line_finder(text: str) -> list[int]:
+    return [i for i, ch in enumerate(text) if ch == "\n"]
+
+
+def _line_at(newlines: list[int], offset: int) -> int:
+    return bisect.bisect_right(newlines, offset - 1) + 1
+
+
+def _clip(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MATCH_MAX else text[: MATCH_MAX - 1] + "…"
+
+
+def _invisible_findings(text: str) -> list[Finding]:
+    if text.isascii():
+        return []
+    newlines = _line_finder(text)
+    found: list[Finding] = []
+    seen: set[int] = set()
+    for offset, ch in enumerate(text):
+        if ch in HERMES_INVISIBLE or (ord(ch) > 0x2000 and _EXTRA_INVISIBLE.match(ch)):
+            line = _line_at(newlines, offset)
+            if line in seen:
+                continue
+            seen.add(line)
+            found.append(Finding("invisible_unicode", "invisible", "high", f"U+{ord(ch):04X}", line))
+    return found
+
+
+def _normalise(text: str) -> str:
+    """NFKC with format characters removed, so `ig\\u200bnore` and full-width letters read plainly."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", _FORMAT_CHARS.sub("", text))
+
+
+def _fold(text: str) -> str:
+    """Look-alike letters to Latin, accents off, leetspeak tokens spelled out (spacing kept)."""
+    folded = text
+    if not folded.isascii():
+        folded = folded.translate(_CONFUSABLES)
+        decomposed = unicodedata.normalize("NFD", folded)
+        folded = unicodedata.normalize(
+            "NFC", "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+        )
+    if _LEET_HINT.search(folded):
+        folded = _LEET_TOKEN.sub(lambda m: m.group(0).translate(_LEET), folded)
+    return folded
+
+
+def _join_spaced(text: str) -> str:
+    """`i.g.n.o.r.e` and `i g n o r e` become `ignore`; word gaps of two or more spaces survive."""
+    if not _SPACED_HINT.search(text):
+        return text
+    return _SPACED.sub(lambda m: re.sub(r"[ .\-_*·•|/]", "", m.group(0)), text)
+
+
+STEM_CHARS = 5  # word needs are matched on their first few letters: one set lookup per word and length
+
+
+def _need_key(need: str) -> tuple[str, str]:
+    """How a `needs` string is tested: a word stem, a whole word (`"env "`), or a plain substring."""
+    if need.isascii() and need.replace(" ", "").isalpha():
+        words = need.split()
+        if len(words) == 1 and need != words[0]:
+            return ("word", "=" + words[0])
+        return ("stem", max(words, key=len)[:STEM_CHARS])
+    return ("substring", need)
+
+
+@dataclass(frozen=True)
+class _Prefilter:
+    """Which patterns can possibly match, decided from cheap word-stem and substring tests.
+
+    A pattern is a candidate when a key of its first group is present; its other groups are then
+    checked lazily, so the many substrings of rarely-reached groups cost nothing on clean text.
+    """
+
+    stems: frozenset[str]
+    lengths: tuple[int, ...]
+    words: frozenset[str]
+    first_subs: tuple[str, ...]  # ASCII substrings of first groups, tested on every text
+    first_subs_other: tuple[str, ...]  # the others, tested only on non-ASCII text
+    first_group: dict[str, frozenset[int]]  # key -> indexes of patterns whose first group holds it
+    rest: tuple[tuple[tuple[frozenset[str], tuple[str, ...]], ...], ...]  # per pattern: later groups
+    always: frozenset[int]  # patterns without needs
+
+    @classmethod
+    def build(cls, patterns: tuple[Pattern, ...]) -> _Prefilter:
+        stems: set[str] = set()
+        words: set[str] = set()
+        first_subs: set[str] = set()
+        first: dict[str, set[int]] = {}
+        rest = []
+        always = set()
+        for index, pattern in enumerate(patterns):
+            keyed = []
+            for number, group in enumerate(pattern.needs):
+                keys = set()
+                for need in group:
+                    kind, key = _need_key(need)
+                    if kind == "stem":
+                        stems.add(key)
+                    elif kind == "word":
+                        words.add(key[1:])
+                    elif number == 0:
+                        first_subs.add(key)
+                    keys.add(key)
+                keyed.append(frozenset(keys))
+            if not keyed:
+                always.add(index)
+            else:
+                for key in keyed[0]:
+                    first.setdefault(key, set()).add(index)
+            rest.append(
+                tuple(
+                    (
+                        frozenset(k for k in group if _is_word_key(k)),
+                        tuple(sorted(k for k in group if not _is_word_key(k))),
+                    )
+                    for group in keyed[1:]
+                )
+            )
+        return cls(
+            frozenset(stems),
+            tuple(sorted({len(stem) for stem in stems})),
+            frozenset(words),
+            tuple(sorted(sub for sub in first_subs if sub.isascii())),
+            tuple(sorted(sub for sub in first_subs if not sub.isascii())),
+            {key: frozenset(found) for key, found in first.items()},
+            tuple(rest),
+            frozenset(always),
+        )
+
+    def candidates(self, lower: str) -> list[int]:
+        """Indexes, in table order, of the patterns worth running on this lowercased text."""
+        text_words = set(_WORD.findall(lower))
+        present = set(self.stems.intersection({word[:n] for word in text_words for n in self.lengths}))
+        present.update("=" + word for word in self.words.intersection(text_words))
+        present.update(filter(lower.__contains__, self.first_subs))
+        if not lower.isascii():
+            present.update(filter(lower.__contains__, self.first_subs_other))
+        chosen = set(self.always)
+        for key in present:
+            chosen.update(self.first_group.get(key, ()))
+        if not chosen:
+            return []
+        return sorted(
+            i
+            for i in chosen
+            if all(
+                not present.isdisjoint(words) or any(map(lower.__contains__, subs))
+                for words, subs in self.rest[i]
+            )
+        )
+
+
+def _is_word_key(key: str) -> bool:
+    return key.startswith("=") or (key.isascii() and key.isalpha())
+
+
+_WORD = re.compile(r"[a-z]+")
+_PREFILTERS = {scope: _Prefilter.build(patterns) for scope, patterns in _BY_LEVEL.items()}
+
+
+def _run_patterns(view: str, scope: str) -> list[Finding]:
+    patterns = _BY_LEVEL[scope]
+    newlines: list[int] | None = None
+    found: list[Finding] = []
+    for index in _PREFILTERS[scope].candidates(view.lower()):
+        pattern = patterns[index]
+        m = pattern.regex.search(view)
+        if m is None:
+            continue
+        if newlines is None:
+            newlines = _line_finder(view)
+        found.append(
+            Finding(
+                pattern.id,
+                pattern.category,
+                pattern.severity,
+                _clip(m.group(0)),
+                _line_at(newlines, m.start()),
+            )
+        )
+    return found
+
+
+def _compact_findings(view: str) -> list[Finding]:
+    """Letter-spaced phrases (`i g n o r e a l l ...`) lose their word gaps; look for them squeezed."""
+    found = []
+    for number, line in enumerate(view.split("\n"), start=1):
+        if not _SPACED_HINT.search(line):
+            continue
+        squeezed = re.sub(r"[^a-z]", "", line.lower())
+        m = _COMPACT.search(squeezed)
+        if m:
+            found.append(
+                Finding("prompt_injection", "injection", "critical", _clip(line), number, "letter-spaced")
+            )
+    return found
+
+
+def _printable(decoded: str) -> bool:
+    if len(decoded) < 8:
+        return False
+    good = sum(1 for ch in decoded if ch.isprintable() or ch in "\n\t")
+    letters = sum(1 for ch in decoded if ch.isalpha() or ch == " ")
+    return good / len(decoded) >= 0.95 and letters / len(decoded) >= 0.6
+
+
+def _decode_base64(run: str) -> str | None:
+    padded = run.rstrip("=")
+    padded += "=" * (-len(padded) % 4)
+    for decoder in (base64.b64decode, base64.urlsafe_b64decode):
+        try:
+            decoded = decoder(padded).decode("utf-8")
+        except (binascii.Error, ValueError, UnicodeDecodeError):
+            continue
+        if _printable(decoded):
+            return decoded
+    return None
+
+
+def _decode_hex(run: str) -> str | None:
+    try:
+        decoded = bytes.fromhex(run.replace("\\x", "")).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return decoded if _printable(decoded) else None
+
+
+def _decode_percent(run: str) -> str | None:
+    try:
+        decoded = urllib.parse.unquote(run, errors="strict")
+    except UnicodeDecodeError:
+        return None
+    return decoded if _printable(decoded) else None
+
+
+def _decode_unicode_escapes(run: str) -> str | None:
+    try:
+        decoded = run.encode("ascii").decode("unicode_escape")
+    except UnicodeDecodeError:
+        return None
+    return decoded if _printable(decoded) else None
+
+
+_DECODERS = (  # kind, finder, decoder, a substring that must be present (None: a long token)
+    ("base64", _BASE64, _decode_base64, None),
+    ("hex", _HEX, _decode_hex, None),
+    ("percent-encoding", _PERCENT, _decode_percent, "%"),
+    ("unicode escapes", _UNICODE_ESC, _decode_unicode_escapes, "\\u"),
+)
+
+
+def _hidden_payloads(raw: str, view: str) -> list[tuple[str, str, str, int]]:
+    """(kind, encoded text, decoded text, line) for every encoded run that decodes to readable text."""
+    payloads = []
+    newlines: list[int] | None = None
+    long_token = any(len(token) >= MIN_ENCODED for token in view.split())
+    for kind, finder, decode, hint in _DECODERS:
+        if not (long_token if hint is None else hint in view):
+            continue
+        for m in finder.finditer(view):
+            decoded = decode(m.group(0))
+            if decoded:
+                newlines = _line_finder(view) if newlines is None else newlines
+                payloads.append((kind, m.group(0), decoded, _line_at(newlines, m.start())))
+    if _ASKS_ROT13.search(view):
+        payloads.append(("rot13", view, codecs.encode(view, "rot13"), 1))
+    if _ASKS_REVERSE.search(view):
+        payloads.append(("reversed text", view, view[::-1], 1))
+    if not raw.isascii():
+        raw_newlines = _line_finder(raw)
+        for m in _TAG_RUN.finditer(raw):
+            hidden = "".join(chr(ord(ch) - 0xE0000) for ch in m.group(0))
+            payloads.append(("unicode tag characters", hidden, hidden, _line_at(raw_newlines, m.start())))
+    return payloads
+
+
+def _scan(text: str, scope: str, depth: int) -> list[Finding]:
+    if scope not in SCOPE_LEVEL:
+        raise ValueError(f"Unknown scan scope {scope!r}; use 'all', 'context' or 'strict'.")
+    findings = _invisible_findings(text)
+    view = _normalise(text)
+    plain = _run_patterns(view, scope)
+    findings += plain
+    letters = _fold(view)
+    folded = _join_spaced(letters)
+    if folded != view:
+        known = {f.id for f in plain}
+        disguised = [f for f in _run_patterns(folded, scope) if f.id not in known]
+        disguised += [f for f in _compact_findings(letters) if f.id not in known]
+        findings += disguised
+        if disguised:
+            first = disguised[0]
+            findings.append(
+                Finding(
+                    "confusable_letters",
+                    "obfuscation",
+                    first.severity,
+                    first.match,
+                    first.line,
+                    f"look-alike letters, accents, leetspeak or letter spacing hide '{first.id}'",
+                )
+            )
+    if depth < DECODE_DEPTH:
+        for kind, encoded, decoded, line in _hidden_payloads(text, view):
+            inner = [f for f in _scan(decoded, scope, depth + 1) if f.category != "obfuscation"]
+            if inner:
+                worst = min(inner, key=lambda f: _SEVERITY_RANK.get(f.severity, 9))
+                findings.append(
+                    Finding(
+                        "encoded_payload",
+                        "obfuscation",
+                        worst.severity,
+                        _clip(encoded),
+                        line,
+                        f"{kind} hides '{worst.id}': {_clip(worst.match)[:60]}",
+                    )
+                )
+    return _dedupe(findings)
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen: set[tuple[str, int]] = set()
+    unique = []
+    for finding in findings:
+        key = (finding.id, finding.line)
+        if key not in seen:
+            seen.add(key)
+            unique.append(finding)
+    return unique
+
+
+def scan(text: str, scope: Scope = "strict") -> list[Finding]:
+    """Every threat in `text` at this scope: invisible characters first, then patterns in table order."""
+    return _scan(text, scope, 0)
+
+
+def pattern_ids(text: str, scope: Scope = "strict") -> list[str]:
+    """The distinct pattern ids found, in order (Hermes' `scan_for_threats` result shape)."""
+    return list(dict.fromkeys(f.id for f in scan(text, scope)))
+
+
+def message_for(finding: Finding) -> str:
+    """Hermes' sentence for a blocked write."""
+    if finding.id == "invisible_unicode":
+        return f"Blocked: content contains invisible unicode character {finding.match} (possible injection)."
+    return (
+        f"Blocked: content matches threat pattern '{finding.id}'. Content is injected into the system prompt "
+        "and must not contain injection or exfiltration payloads."
+    )
+
+
+def first_threat_message(text: str, scope: Scope = "strict") -> str | None:
+    """The sentence that refuses `text`, or None when it is clean."""
+    findings = scan(text, scope)
+    return message_for(findings[0]) if findings else None
