@@ -143,3 +143,80 @@ def write_library(skills_dir: Path, count: int, seed: int = 7, body_lines: int =
         (folder / "references" / "notes.md").write_text(f"# Notes on {name}\n\nDetails.\n", encoding="utf-8")
         names.append(name)
     return names
+
+
+PROSE = [
+    "Before you change anything, read the current configuration and note the version of every tool involved.",
+    "If the command fails with a permission error, check the owner of the folder rather than adding sudo.",
+    "Keep the original file and write results to a new path, so a bad run can be compared and thrown away.",
+    "Large inputs: work in batches of a few hundred rows and report progress to the user between batches.",
+    "When the output looks wrong, rerun the previous step with verbose logging and compare the two logs.",
+    "Ask the user before deleting anything that cannot be rebuilt from the repository or the package cache.",
+    "The API returns at most one hundred items per page; follow the cursor until it comes back empty.",
+    "Record what worked in this skill with a patch as soon as the task is done, while the details are fresh.",
+]
+CODE = [
+    "python scripts/run_step.py --input data/{n}.csv --output out/{n}.json --retries 3",
+    'curl -fsS "https://api.github.com/repos/OWNER/REPO/actions/runs?per_page={n}" -H "Accept: text/json"',
+    "pip install pandas==2.2.{n} pyarrow",
+    "rm -rf build/{n} dist/{n}",
+    'export PATH="$HOME/.local/bin:$PATH"',
+    "docker compose -f compose.{n}.yaml up -d --wait",
+    "git log --oneline -n {n} -- src/",
+    "jq '.items[] | {{id, status}}' out/{n}.json",
+]
+PY = [
+    "def step_{n}(path: Path, retries: int = 3) -> dict[str, Any]:",
+    '    data = json.loads(path.read_text(encoding="utf-8"))',
+    '    token = os.environ.get("SERVICE_TOKEN", "")',
+    '    response = session.get(f"{{BASE}}/items/{n}", headers={{"Authorization": f"Bearer {{token}}"}})',
+    '    for key in sorted(env): log.debug("%s is set (%d chars)", key, len(env[key]))',
+    '    result = subprocess.run(["tool", "--id", str({n})], capture_output=True, text=True, check=False)',
+    "    if result.returncode != 0: raise RuntimeError(result.stderr.strip())",
+    '    return {{"id": {n}, "rows": len(data), "ok": True}}',
+]
+
+
+def big_skill_files(total_lines: int = 15_000, seed: int = 11) -> dict[str, str]:
+    """A large, realistic skill: a SKILL.md, long Markdown references and scripts, no two paragraphs alike."""
+    rng = random.Random(seed)
+
+    def markdown(lines: int, title: str) -> str:
+        out = [f"# {title}", ""]
+        n = 0
+        while len(out) < lines:
+            n += 1
+            out += [f"## Step {n}: {rng.choice(ACTIONS)} of part {rng.randrange(10_000)}", ""]
+            out += [f"{rng.choice(PROSE)} (case {rng.randrange(100_000)})" for _ in range(rng.randint(2, 5))]
+            out += (
+                ["", "```bash"]
+                + [rng.choice(CODE).format(n=rng.randrange(1000)) for _ in range(3)]
+                + ["```", ""]
+            )
+        return "\n".join(out[:lines]) + "\n"
+
+    def script(lines: int) -> str:
+        out = [
+            "import json",
+            "import os",
+            "import subprocess",
+            "from pathlib import Path",
+            "from typing import Any",
+            "",
+        ]
+        while len(out) < lines:
+            n = rng.randrange(100_000)
+            out += [line.format(n=n) for line in PY] + [""]
+        return "\n".join(out[:lines]) + "\n"
+
+    skill_lines = 450
+    files = {
+        "SKILL.md": "---\nname: big-workflow\ndescription: A long, real-world style workflow with many "
+        "references and scripts. Use for benchmarking.\n---\n\n" + markdown(skill_lines, "Big workflow"),
+    }
+    remaining = total_lines - skill_lines
+    for i in range(6):
+        files[f"references/part-{i}.md"] = markdown(remaining // 9, f"Reference part {i}")
+    for i in range(3):
+        files[f"scripts/step_{i}.py"] = script(remaining // 9)
+    return files

@@ -95,6 +95,9 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "guard_max_files": S(50, "Files in one skill above which the guard reports a finding.", 1),
         "guard_max_total_kb": S(1024, "Total size of one skill, in KiB, above which the guard warns.", 1),
         "guard_max_file_kb": S(256, "Size of one skill file, in KiB, above which the guard warns.", 1),
+        "guard_shared_scan_kb": S(
+            16, "Prose per skill, in KiB, also read by the shared threat scanner (SKILL.md first).", 0
+        ),
         "install_max_files": S(2000, "Files a folder may hold for `hws skills install` to copy it.", 1),
         "install_max_mb": S(50, "Size in MiB a folder may have for `hws skills install` to copy it.", 1),
     },

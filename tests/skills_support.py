@@ -14,8 +14,12 @@ PUBLIC = FIXTURES / "public"
 MALICIOUS = FIXTURES / "malicious"
 
 
-def skill_text(name: str, description: str = "Does a thing. Use when a thing is needed.", body: str = "") -> str:
-    return f"---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\n{body or 'Step one. Step two.'}\n"
+def skill_text(
+    name: str, description: str = "Does a thing. Use when a thing is needed.", body: str = ""
+) -> str:
+    return (
+        f"---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\n{body or 'Step one. Step two.'}\n"
+    )
 
 
 def write_skill(root: Path, rel: str, text: str | None = None, **files: str) -> Path:

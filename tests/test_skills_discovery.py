@@ -43,8 +43,18 @@ def test_every_public_style_fixture_loads_and_lands_in_the_index() -> None:
     copy_public(library.home.skills)
     catalog = library.catalog()
     expected = {
-        "pdf", "xlsx", "mcp-builder", "brand-guidelines", "frontend-design", "webapp-testing", "skill-creator",
-        "claude-api", "github-pr-workflow", "docker-debugging", "llama-cpp-serving", "notes-without-frontmatter",
+        "pdf",
+        "xlsx",
+        "mcp-builder",
+        "brand-guidelines",
+        "frontend-design",
+        "webapp-testing",
+        "skill-creator",
+        "claude-api",
+        "github-pr-workflow",
+        "docker-debugging",
+        "llama-cpp-serving",
+        "notes-without-frontmatter",
         "changelog-writer",
     }
     assert set(catalog.names()) == expected
@@ -87,7 +97,10 @@ def test_unparseable_files_are_skipped_with_file_and_line_and_never_stop_the_ind
     catalog = library.catalog()
     assert catalog.names() == ["good-one"]
     reasons = "\n".join(catalog.skipped)
-    assert f"{skills / 'unclosed' / 'SKILL.md'} line 1: frontmatter opened with --- on line 1 is never closed" in reasons
+    assert (
+        f"{skills / 'unclosed' / 'SKILL.md'} line 1: frontmatter opened with --- on line 1 is never closed"
+        in reasons
+    )
     assert "list-frontmatter/SKILL.md line 2: frontmatter is not a mapping" in reasons
     assert "broken-yaml/SKILL.md line" in reasons and "YAML error" in reasons
     assert "binary/SKILL.md line 1: is a binary file" in reasons
@@ -99,7 +112,9 @@ def test_non_utf8_skill_loads_with_a_warning() -> None:
     library = open_library()
     folder = library.home.skills / "latin"
     folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_bytes(b"---\nname: latin\ndescription: Caf\xe9 menus. Use for menus.\n---\nbody\n")
+    (folder / "SKILL.md").write_bytes(
+        b"---\nname: latin\ndescription: Caf\xe9 menus. Use for menus.\n---\nbody\n"
+    )
     skill = library.catalog().get("latin")
     assert skill is not None
     assert "Caf\ufffd menus" in skill.description
@@ -108,9 +123,11 @@ def test_non_utf8_skill_loads_with_a_warning() -> None:
 
 def test_yaml_alias_bombs_are_refused() -> None:
     library = open_library()
-    bomb = "---\nname: bomb\na: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"b{i}: &b{i} [*a, *a, *a, *a, *a, *a, *a, *a]\n" for i in range(10)
-    ) + "description: boom\n---\nbody\n"
+    bomb = (
+        "---\nname: bomb\na: &a [x, x, x, x, x, x, x, x, x]\n"
+        + "".join(f"b{i}: &b{i} [*a, *a, *a, *a, *a, *a, *a, *a]\n" for i in range(10))
+        + "description: boom\n---\nbody\n"
+    )
     write_skill(library.home.skills, "bomb", bomb)
     catalog = library.catalog()
     assert catalog.names() == []
@@ -149,7 +166,11 @@ def test_symlink_loops_do_not_hang_discovery() -> None:
 def test_platform_and_disabled_skills_are_kept_out_of_the_index_and_list() -> None:
     library = open_library("skills:\n  disabled: [noisy]\n")
     other = "windows" if sys.platform != "win32" else "linux"
-    write_skill(library.home.skills, "elsewhere", f"---\nname: elsewhere\ndescription: x\nplatforms: [{other}]\n---\nb\n")
+    write_skill(
+        library.home.skills,
+        "elsewhere",
+        f"---\nname: elsewhere\ndescription: x\nplatforms: [{other}]\n---\nb\n",
+    )
     write_skill(library.home.skills, "noisy")
     write_skill(library.home.skills, "kept")
     shown, excluded = library.visible(library.catalog())

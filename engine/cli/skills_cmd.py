@@ -56,7 +56,9 @@ def register(sub: Any) -> None:
 
     p = commands.add_parser("scan", help="print the guard's report; exit 0 safe, 1 caution, 3 dangerous")
     p.add_argument("path", help="a skill folder, or the name of an installed skill")
-    p.add_argument("--trust", choices=("builtin", "trusted", "community", "agent-created"), default="community")
+    p.add_argument(
+        "--trust", choices=("builtin", "trusted", "community", "agent-created"), default="community"
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(handler=run_scan)
 
@@ -188,8 +190,11 @@ def run_history(args: argparse.Namespace) -> int:
         return EXIT_OK
     for e in entries:
         print(f"{e.id}  {_when(e.at)}  {e.who:<8} {e.action:<11} {e.path}  {e.summary}")
-    print(f"\n`hws skills history {args.name} VERSION` shows a diff; "
-          f"`hws skills restore {args.name} VERSION` puts that version back.", file=sys.stderr)
+    print(
+        f"\n`hws skills history {args.name} VERSION` shows a diff; "
+        f"`hws skills restore {args.name} VERSION` puts that version back.",
+        file=sys.stderr,
+    )
     return EXIT_OK
 
 
@@ -203,7 +208,11 @@ def run_restore(args: argparse.Namespace) -> int:
     try:
         with manager.lock():
             result = manager.history.restore(
-                args.name, args.version, args.before, "user", skill.skill_dir if skill and not skill.read_only else None
+                args.name,
+                args.version,
+                args.before,
+                "user",
+                skill.skill_dir if skill and not skill.read_only else None,
             )
     except HistoryError as exc:
         fail(str(exc), EXIT_REFUSED)
@@ -230,8 +239,14 @@ def run_install(args: argparse.Namespace) -> int:
     except InstallError as exc:
         fail(str(exc), EXIT_USAGE)
     if args.json:
-        print_json({**outcome.report.as_dict(args.force), "installed": outcome.installed, "message": outcome.message,
-                    "path": str(outcome.path) if outcome.path else None})
+        print_json(
+            {
+                **outcome.report.as_dict(args.force),
+                "installed": outcome.installed,
+                "message": outcome.message,
+                "path": str(outcome.path) if outcome.path else None,
+            }
+        )
     else:
         print(outcome.report.format(args.force))
         print(outcome.message)
@@ -256,6 +271,8 @@ def run_scan(args: argparse.Namespace) -> int:
         print_json(report.as_dict())
     else:
         print(report.format())
-        print(f"({report.files_scanned} files, {report.lines_scanned:,} lines in {report.elapsed_ms:.1f} ms)",
-              file=sys.stderr)
+        print(
+            f"({report.files_scanned} files, {report.lines_scanned:,} lines in {report.elapsed_ms:.1f} ms)",
+            file=sys.stderr,
+        )
     return SCAN_EXIT[report.verdict]

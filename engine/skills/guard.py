@@ -12,20 +12,18 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
+import re
 import stat
 import time
 from bisect import bisect_right
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from engine import threats
 from engine.skills.guard_rules import CRITICAL, HIGH, LOW, MEDIUM, RULES, Rule
-
-try:
-    from engine import threats as _threats
-except ImportError:  # pragma: no cover - until the shared scanner lands
-    _threats = None  # type: ignore[assignment]
 
 SAFE, CAUTION, DANGEROUS = "safe", "caution", "dangerous"
 TRUST_LEVELS = ("builtin", "trusted", "community", "agent-created")
@@ -147,6 +145,7 @@ class GuardLimits:
     max_files: int = 50
     max_total_bytes: int = 1024 * 1024
     max_file_bytes: int = 256 * 1024
+    shared_scan_chars: int = 16 * 1024
 
     @classmethod
     def from_config(cls, skills: Any) -> GuardLimits:
@@ -154,6 +153,7 @@ class GuardLimits:
             int(skills.guard_max_files),
             int(skills.guard_max_total_kb) * 1024,
             int(skills.guard_max_file_kb) * 1024,
+            int(skills.guard_shared_scan_kb) * 1024,
         )
 
 
@@ -206,6 +206,8 @@ class GuardReport:
     lines_scanned: int = 0
     elapsed_ms: float = 0.0
     content_hash: str = ""
+    prose_chars: int = 0  # prose in Markdown/text files
+    shared_chars: int = 0  # of which the shared threat scanner read this much
 
     @property
     def verdict(self) -> str:
@@ -223,6 +225,11 @@ class GuardReport:
         for f in self.sorted_findings():
             where = f"{f.file}:{f.line}" if f.line else f.file
             lines.append(f'  {f.severity.upper()} {f.category} {where} "{f.match[:60]}"')
+        if self.shared_chars < self.prose_chars:
+            lines.append(
+                f"  note: the shared threat scanner read {self.shared_chars:,} of {self.prose_chars:,} "
+                "characters of prose (skills.guard_shared_scan_kb); the skill patterns read every line"
+            )
         decision = self.decision(force)
         lines.append(f"Decision: {decision.label} — {decision.reason}")
         return "\n".join(lines)
@@ -239,6 +246,8 @@ class GuardReport:
             "content_hash": self.content_hash,
             "files_scanned": self.files_scanned,
             "lines_scanned": self.lines_scanned,
+            "prose_chars": self.prose_chars,
+            "shared_chars": self.shared_chars,
             "elapsed_ms": round(self.elapsed_ms, 2),
             "findings": [asdict(f) for f in self.sorted_findings()],
         }
@@ -366,28 +375,116 @@ def _apply(rule: Rule, line: str, file: str, line_no: int) -> GuardFinding | Non
     return None
 
 
-def _shared_findings(text: str, file: str) -> list[GuardFinding]:
-    """The shared threat scanner's findings (prompt injection and the like) in the guard's shape."""
-    if _threats is None:
-        return []
-    out = []
-    for finding in _threats.scan(text, "context"):
-        category = finding.category if finding.category in _CATEGORIES else "injection"
-        out.append(
-            GuardFinding(
-                f"threats.{finding.id}",
-                category,
-                finding.severity,
-                file,
-                finding.line,
-                finding.match[:MATCH_CHARS],
-                "flagged by the shared threat scanner",
-            )
-        )
+_SHARED_CATEGORY = {
+    "injection": "injection",
+    "role_hijack": "injection",
+    "invisible": "injection",
+    "exfiltration": "exfiltration",
+    "c2": "network",
+    "persistence": "persistence",
+    "secrets": "credential_exposure",
+}
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_SHARED_CACHE: OrderedDict[str, tuple[tuple[str, str, str, int, str], ...]] = OrderedDict()
+SHARED_CACHE_SIZE = 4096
+SHARED_CHUNK_LINES = 80
+
+
+def prose_lines(text: str) -> list[str]:
+    """The prose of a Markdown text, line for line: code blocks, indented code and `code spans` blanked.
+
+    Code is judged by the skill patterns, which know shell and Python; the shared scanner is meant
+    for the sentences the model reads as instructions.
+    """
+    out: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        mark = _FENCE.match(line)
+        if fence is not None:
+            if mark and mark.group(1) == fence:
+                fence = None
+            out.append("")
+        elif mark:
+            fence = mark.group(1)
+            out.append("")
+        elif line.startswith(("    ", "\t")):
+            out.append("")
+        else:
+            out.append(_INLINE_CODE.sub("", line) if "`" in line else line)
     return out
 
 
-_CATEGORIES = frozenset(r.category for r in RULES)
+def _shared_chunk(chunk: str) -> tuple[tuple[str, str, str, int, str], ...]:
+    key = hashlib.sha256(chunk.encode("utf-8", "surrogatepass")).hexdigest()
+    hit = _SHARED_CACHE.get(key)
+    if hit is not None:
+        _SHARED_CACHE.move_to_end(key)
+        return hit
+    found = tuple((f.id, f.category, f.severity, f.line, f.match) for f in threats.scan(chunk, "context"))
+    _SHARED_CACHE[key] = found
+    while len(_SHARED_CACHE) > SHARED_CACHE_SIZE:
+        _SHARED_CACHE.popitem(last=False)
+    return found
+
+
+def shared_findings(text: str, file: str, budget: int) -> tuple[list[GuardFinding], int, int]:
+    """The shared threat scanner over the prose of `text`, at most `budget` characters of it.
+
+    Returns the findings, the characters read and the characters of prose there were. Chunks of a
+    few paragraphs are cached by content, so re-scanning a skill after a small edit only pays for
+    the paragraphs that changed.
+    """
+    lines = prose_lines(text)
+    out: list[GuardFinding] = []
+    used = 0
+    start = 0
+    while start < len(lines) and used < budget:
+        end = min(len(lines), start + SHARED_CHUNK_LINES)
+        while end < len(lines) and lines[end - 1].strip():  # end chunks on a paragraph break
+            end += 1
+        chunk = "\n".join(lines[start:end])
+        if used + len(chunk) > budget:
+            chunk = chunk[: budget - used]
+        used += len(chunk)
+        if chunk.strip():
+            for rule, category, severity, line, match in _shared_chunk(chunk):
+                out.append(
+                    GuardFinding(
+                        f"threats.{rule}",
+                        _SHARED_CATEGORY.get(category, "injection"),
+                        severity,
+                        file,
+                        start + line,
+                        match[:MATCH_CHARS],
+                        "flagged by the shared threat scanner",
+                    )
+                )
+        start = end
+    return out, used, sum(map(len, lines)) + len(lines) - 1
+
+
+def invisible_findings(text: str, file: str) -> list[GuardFinding]:
+    """Invisible and bidirectional-control characters anywhere, code included (trojan-source)."""
+    if text.isascii():
+        return []
+    out = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.isascii():
+            hit = next((ch for ch in line if ch in threats.HERMES_INVISIBLE), None)
+            if hit is not None:
+                out.append(
+                    GuardFinding(
+                        "invisible_unicode",
+                        "injection",
+                        HIGH,
+                        file,
+                        number,
+                        f"U+{ord(hit):04X}",
+                        "an invisible or direction-changing character",
+                    )
+                )
+    return out
 
 
 # -- whole folders ---------------------------------------------------------------------------------
@@ -460,6 +557,7 @@ def scan_folder(
     total_bytes = 0
     file_count = 0
     entries = 0
+    prose: list[tuple[str, str]] = []
 
     def structural(rule: str, category: str, severity: str, rel: str, text: str, why: str) -> None:
         report.findings.append(GuardFinding(rule, category, severity, rel, 0, text[:MATCH_CHARS], why))
@@ -565,8 +663,17 @@ def scan_folder(
             report.files_scanned += 1
             report.lines_scanned += text.count("\n") + 1
             report.findings += scan_text(text, rel)
-            if ext in PROSE_EXTS or rel == "SKILL.md":
-                report.findings += _shared_findings(text, rel)
+            report.findings += invisible_findings(text, rel)
+            if ext in PROSE_EXTS:
+                prose.append((rel, text))
+    prose.sort(key=lambda item: (item[0] != "SKILL.md", len(item[1])))  # SKILL.md first, then short files
+    budget = limits.shared_scan_chars
+    for rel, text in prose:
+        found, used, total = shared_findings(text, rel, max(budget, 0))
+        report.findings += found
+        report.shared_chars += used
+        report.prose_chars += total
+        budget -= used
     if file_count > limits.max_files:
         structural(
             "too_many_files",

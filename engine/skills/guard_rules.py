@@ -336,9 +336,9 @@ RULES: tuple[Rule, ...] = (
         "hide_from_user",
         "injection",
         HIGH,
-        r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|let)\s+the\s+user\s+(?:know|about)"
-        r"|\bhide\s+(?:this|these|it|them)\s+from\s+the\s+user|\bwithout\s+the\s+user\s+(?:knowing|noticing)",
-        ("user",),
+        r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|let)\s+the user\s+(?:know|about)"
+        r"|\bhide\s+(?:this|these|it|them)\s+from\s+the user|\bwithout\s+the user\s+(?:knowing|noticing)",
+        ("the user",),
         "asks the model to keep something from the user",
         needs=("tell", "inform", "let", "hide", "without"),
     ),
@@ -402,8 +402,8 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:shutil\.)?rmtree\(\s*(?:os\.path\.expanduser\(\s*[\"']~/?[\"']\s*\)|Path\.home\(\)|[\"']/[\"']"
         r"|[\"']~/?[\"']|os\.environ\[[\"']HOME[\"']\])\s*[,)]"
         r"|\bRemove-Item\b[^\n]*-Recurse[^\n]*(?:C:\\\s|C:\\?[\"']|\$HOME\b|~[\s\"'])"
-        r"|\b(?:rd|rmdir) +/s\s+/q\s+C:\\\s*$|\bformat\s+c:",
-        ("rmtree", "remove-item", "rd ", "rmdir", "format"),
+        r"|\b(?:rd|rmdir) /s\s+/q\s+C:\\\s*$|\bformat\s+c:",
+        ("rmtree", "remove-item", "rd /s", "rmdir /s", "format"),
         "deletes the home folder or a whole drive from code",
     ),
     _rule(
@@ -630,9 +630,9 @@ RULES: tuple[Rule, ...] = (
         "reversed_to_shell",
         "obfuscation",
         CRITICAL,
-        rf"\|\s*rev\s*{PIPE_TO_SHELL}"
-        rf"|\|\s*tr +[\"']?[a-zA-Z-]+[\"']?\s+[\"']?[a-zA-Z-]+[\"']?\s*{PIPE_TO_SHELL}",
-        ("rev", "tr "),
+        rf"\| ?rev\s*{PIPE_TO_SHELL}"
+        rf"|\| ?tr +[\"']?[a-zA-Z-]+[\"']?\s+[\"']?[a-zA-Z-]+[\"']?\s*{PIPE_TO_SHELL}",
+        ("| rev", "|rev", "| tr ", "|tr "),
         "unscrambles text and runs it in a shell",
     ),
     _rule(

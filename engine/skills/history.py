@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -20,6 +22,18 @@ from engine.journal import Journal, JournalEntry
 
 KIND = "skill"
 BINARY_MARK = "[binary file"
+_CHANGE = re.compile(r"\(change ([0-9a-f]{6,})\)$")
+
+
+def new_change_id() -> str:
+    """A tag shared by the entries of one change that touched several files (a delete, an install)."""
+    return secrets.token_hex(4)
+
+
+def change_of(entry: JournalEntry) -> str:
+    """The change an entry belongs to: its `(change …)` tag, or the entry itself."""
+    found = _CHANGE.search(entry.summary)
+    return found.group(1) if found else entry.id
 
 
 class HistoryError(Exception):
@@ -120,12 +134,20 @@ class SkillHistory:
     def _text(self, content_hash: str | None) -> str | None:
         return None if content_hash is None else self.journal.text(content_hash)
 
-    def state_at(self, name: str, version: str, before: bool = False) -> tuple[JournalEntry, dict[str, str | None]]:
+    def state_at(
+        self, name: str, version: str, before: bool = False
+    ) -> tuple[JournalEntry, dict[str, str | None]]:
         """What each recorded file held just after `version` (or just before it, with `before`)."""
         entries = self.entries(name)
         target = self.entry(name, version)
         index = next(i for i, e in enumerate(entries) if e.id == target.id)
-        cutoff = index - 1 if before else index
+        group = change_of(target)
+        first, last = index, index  # a version is a whole change, however many files it touched
+        while first > 0 and change_of(entries[first - 1]) == group:
+            first -= 1
+        while last + 1 < len(entries) and change_of(entries[last + 1]) == group:
+            last += 1
+        cutoff = first - 1 if before else last
         state: dict[str, str | None] = {}
         decided: set[str] = set()
         for entry in entries[: cutoff + 1]:
@@ -149,6 +171,7 @@ class SkillHistory:
         target, state = self.state_at(name, version, before)
         mapping = self._relocation(name, current_dir)
         result = RestoreResult(name, target.id)
+        tag = new_change_id()
         skills_root = Path(os.path.abspath(self.home.skills))
         for rel, wanted in sorted(state.items()):
             path = Path(os.path.abspath(self.home.root / mapping(rel)))
@@ -175,7 +198,7 @@ class SkillHistory:
                     result.written.append(rel)
             except (OSError, WriteError) as exc:
                 raise HistoryError(f"Could not restore {rel}: {exc}") from exc
-            summary = f"restored to {'before ' if before else ''}{target.id}"
+            summary = f"restored to {'before ' if before else ''}{target.id} (change {tag})"
             entry = self.record(name, path, "restore", who, now, wanted, summary)
             result.entries.append(entry.id)
         self._prune_empty_dirs(state, mapping)
@@ -186,7 +209,9 @@ class SkillHistory:
         if current_dir is None:
             return lambda rel: rel
         recorded_dirs = [
-            PurePosixPath(e.path).parent.as_posix() for e in self.entries(name) if e.path.endswith("/SKILL.md")
+            PurePosixPath(e.path).parent.as_posix()
+            for e in self.entries(name)
+            if e.path.endswith("/SKILL.md")
         ]
         if not recorded_dirs:
             return lambda rel: rel

@@ -1,4 +1,4 @@
-"""`hws skills install PATH`: copy a skill folder into quarantine, scan it, and install it if the policy allows.
+"""`hws skills install PATH`: copy a skill folder into quarantine, scan it, install it if policy allows.
 
 Installed skills are recorded in Hermes' lock file (`skills/.hub/lock.json`) with their source, trust
 level, verdict and content hash, and every step is appended to `skills/.hub/audit.log`.
@@ -19,7 +19,7 @@ from engine.atomic import atomic_write_text, file_lock
 from engine.skills import frontmatter as fm
 from engine.skills.discovery import SKILL_FILE, read_head
 from engine.skills.guard import ALLOW, Decision, GuardLimits, GuardReport, scan_folder
-from engine.skills.history import SkillHistory, read_for_journal
+from engine.skills.history import SkillHistory, new_change_id, read_for_journal
 from engine.skills.library import SkillLibrary
 from engine.skills.manage import SkillManager
 from engine.skills.usage import now_iso
@@ -116,7 +116,9 @@ class Installer:
             decision = report.decision(force)
             if decision.action != ALLOW:
                 self._audit("refused", name, report, decision, source)
-                return InstallOutcome(report, decision, False, f"Skill '{name}' was not installed: {decision.reason}")
+                return InstallOutcome(
+                    report, decision, False, f"Skill '{name}' was not installed: {decision.reason}"
+                )
             return self._place(quarantine, source, name, category, report, decision, force)
         finally:
             shutil.rmtree(quarantine, ignore_errors=True)
@@ -134,6 +136,7 @@ class Installer:
         manager = SkillManager(self.library, self.who, self.history)
         with manager.lock():
             existing = self.library.catalog().get(name)
+            tag = new_change_id()  # replacing and installing form one change in the history
             target = self.home.skills / category / name if category else self.home.skills / name
             replaced = None
             if existing is not None and not existing.read_only:
@@ -143,7 +146,7 @@ class Installer:
                         "use --force to replace it (the old one is archived and stays in the history)."
                     )
                     return InstallOutcome(report, Decision("block", message), False, message)
-                replaced = self._retire(existing.skill_dir, name)
+                replaced = self._retire(existing.skill_dir, name, tag)
                 target = existing.skill_dir if not category else target
             elif target.exists():
                 message = f"{target} already exists and is not a skill; move it aside first."
@@ -155,13 +158,14 @@ class Installer:
                 after = read_for_journal(path)
                 before = replaced.get(self.history.rel(path)) if replaced else None
                 if after != before:
-                    self.history.record(name, path, "install", self.who, before, after, f"installed from {source}")
+                    summary = f"installed from {source} (change {tag})"
+                    self.history.record(name, path, "install", self.who, before, after, summary)
             self._lock_entry(name, source, target, report, files)
         self._audit("installed", name, report, decision, source)
         shown = target.relative_to(self.home.root)
         return InstallOutcome(report, decision, True, f"Skill '{name}' installed at {shown}.", target)
 
-    def _retire(self, folder: Path, name: str) -> dict[str, str | None]:
+    def _retire(self, folder: Path, name: str, tag: str) -> dict[str, str | None]:
         """Archive a skill about to be replaced, journaling each of its files as deleted."""
         old = {
             self.history.rel(p): read_for_journal(p)
@@ -169,13 +173,16 @@ class Installer:
             if p.is_file() and not p.is_symlink()
         }
         for rel, text in old.items():
-            self.history.record(name, self.home.root / rel, "delete", self.who, text, None, "replaced by install")
+            summary = f"replaced by install (change {tag})"
+            self.history.record(name, self.home.root / rel, "delete", self.who, text, None, summary)
         archive = self.home.skills / ".archive" / f"{name}.{time.strftime('%Y%m%dT%H%M%S')}"
         archive.parent.mkdir(parents=True, exist_ok=True)
         os.replace(folder, archive)
         return old
 
-    def _lock_entry(self, name: str, source: Path, target: Path, report: GuardReport, files: list[Path]) -> None:
+    def _lock_entry(
+        self, name: str, source: Path, target: Path, report: GuardReport, files: list[Path]
+    ) -> None:
         path = self.hub / "lock.json"
         self.hub.mkdir(parents=True, exist_ok=True)
         with file_lock(path):

@@ -21,7 +21,7 @@ from engine.atomic import WriteError, atomic_write_bytes, atomic_write_text, fil
 from engine.skills import frontmatter as fm
 from engine.skills.discovery import SKILL_FILE, SUPPORT_DIRS, Catalog, Skill
 from engine.skills.guard import CRITICAL, GuardLimits, GuardReport, scan_folder
-from engine.skills.history import SkillHistory, binary_placeholder, read_for_journal
+from engine.skills.history import SkillHistory, binary_placeholder, new_change_id, read_for_journal
 from engine.skills.library import SkillLibrary
 from engine.skills.paths import PathRefused, relative_path_error, resolve_inside
 from engine.skills.view import error, find_skill, linked_files
@@ -40,6 +40,7 @@ class _Change:
     skills_root: Path
     before: dict[Path, bytes | None] = field(default_factory=dict)
     created_dir: Path | None = None
+    new_dirs: list[Path] = field(default_factory=list)  # folders a write had to create, undone on rollback
 
     def _remember(self, path: Path) -> None:
         if path not in self.before:
@@ -50,7 +51,9 @@ class _Change:
 
     def write(self, path: Path, text: str) -> None:
         self._remember(path)
+        missing = [p for p in (path.parent, *path.parent.parents) if not p.exists()]
         path.parent.mkdir(parents=True, exist_ok=True)
+        self.new_dirs += [p for p in missing if p not in self.new_dirs]
         atomic_write_text(path, text, 0o644)
 
     def remove(self, path: Path) -> None:
@@ -69,6 +72,9 @@ class _Change:
                 else:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     atomic_write_bytes(path, data)
+        for folder in sorted(self.new_dirs, key=lambda p: len(p.parts), reverse=True):
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only if empty again
 
 
 def _prune_empty_parents(folder: Path, stop_at: Any) -> None:
@@ -93,14 +99,16 @@ def _whitespace_pattern(old: str) -> re.Pattern[str] | None:
 class SkillManager:
     """Runs skill_manage actions for one writer (`agent`, `review`, `user`)."""
 
-    def __init__(self, library: SkillLibrary, who: str = "agent", history: SkillHistory | None = None) -> None:
+    def __init__(
+        self, library: SkillLibrary, who: str = "agent", history: SkillHistory | None = None
+    ) -> None:
         self.library = library
         self.home = library.home
         self.settings = library.settings
         self.who = who
         self.history = history or SkillHistory(self.home)
 
-    # -- plumbing ------------------------------------------------------------------------------------------------
+    # -- plumbing ----------------------------------------------------------------------------------
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
@@ -116,7 +124,7 @@ class SkillManager:
         return scan_folder(skill_dir, name, "agent", "agent-created", GuardLimits.from_config(self.settings))
 
     def _new_criticals(self, before: GuardReport | None, after: GuardReport) -> list[Any]:
-        """Critical findings the change added (ones already there are the owner's business, not this edit's)."""
+        """Critical findings this change added; those already there are the owner's business."""
         seen = {(f.rule, f.file, f.match) for f in before.findings} if before else set()
         return [f for f in after.findings if f.severity == CRITICAL and (f.rule, f.file, f.match) not in seen]
 
@@ -127,11 +135,13 @@ class SkillManager:
         assert skill is not None
         if skill.read_only:
             return None, error(
-                f"Skill '{skill.name}' lives in an external folder ({skill.skill_dir}) and is read-only here; "
-                "create a local skill instead."
+                f"Skill '{skill.name}' lives in an external folder ({skill.skill_dir}) and is read-only "
+                "here; create a local skill instead."
             )
         if skill.skill_dir.is_symlink():
-            return None, error(f"Skill '{skill.name}' is a symlink ({skill.skill_dir}); it is not changed here.")
+            return None, error(
+                f"Skill '{skill.name}' is a symlink ({skill.skill_dir}); it is not changed here."
+            )
         return skill, None
 
     def _finish(
@@ -159,14 +169,17 @@ class SkillManager:
             if report.verdict != "safe":
                 result["guard"] = {
                     "verdict": report.verdict,
-                    "findings": [f"{f.severity} {f.file}:{f.line} {f.rule}" for f in report.sorted_findings()[:5]],
+                    "findings": [
+                        f"{f.severity} {f.file}:{f.line} {f.rule}" for f in report.sorted_findings()[:5]
+                    ],
                 }
         version = ""
+        summary = f"{message} (change {new_change_id()})" if len(change.before) > 1 else message
         for path, old in change.before.items():
             new = read_for_journal(path)
             old_text = None if old is None else _decode(old)
             if old_text != new:
-                entry = self.history.record(name, path, action, self.who, old_text, new, message)
+                entry = self.history.record(name, path, action, self.who, old_text, new, summary)
                 version = entry.id
         result["version"] = version
         counted = {"create": "create", "patch": "patch", "edit": "patch"}.get(action)
@@ -176,7 +189,7 @@ class SkillManager:
             result.update(extra)
         return result
 
-    # -- actions -----------------------------------------------------------------------------------------------
+    # -- actions -----------------------------------------------------------------------------------
 
     def run(self, args: dict[str, Any]) -> dict[str, Any]:
         """Dispatch one skill_manage call (the tool's argument dict) and return the tool's result dict."""
@@ -264,7 +277,9 @@ class SkillManager:
         change.write(skill.skill_md, fm.normalise_text(str(content)))
         return self._finish(change, skill.name, "edit", f"Skill '{skill.name}' updated.", before)
 
-    def _support_path(self, skill: Skill, file_path: object) -> tuple[Path | None, str, dict[str, Any] | None]:
+    def _support_path(
+        self, skill: Skill, file_path: object
+    ) -> tuple[Path | None, str, dict[str, Any] | None]:
         problem = relative_path_error(file_path)
         if problem:
             return None, "", error(problem)
@@ -273,7 +288,11 @@ class SkillManager:
         parts = Path(rel).parts
         if len(parts) < 2 or parts[0] not in SUPPORT_DIRS:
             allowed = ", ".join(f"{d}/" for d in SUPPORT_DIRS)
-            return None, rel, error(f"File path must be inside one of {allowed} and name a file (got '{rel}').")
+            return (
+                None,
+                rel,
+                error(f"File path must be inside one of {allowed} and name a file (got '{rel}')."),
+            )
         try:
             return resolve_inside(skill.skill_dir, rel), rel, None
         except PathRefused as exc:
@@ -365,7 +384,9 @@ class SkillManager:
         self.history.sync_external(skill.name, [target])
         change = _Change(skill.skill_dir, self.home.skills)
         change.write(target, content)
-        return self._finish(change, skill.name, "write_file", f"File '{rel}' written to skill '{skill.name}'.", before)
+        return self._finish(
+            change, skill.name, "write_file", f"File '{rel}' written to skill '{skill.name}'.", before
+        )
 
     def _remove_file(self, args: dict[str, Any]) -> dict[str, Any]:
         skill, problem = self._existing(self.library.catalog(), args.get("name"))
@@ -383,7 +404,9 @@ class SkillManager:
         change = _Change(skill.skill_dir, self.home.skills)
         change.remove(target)
         _prune_empty_parents(target.parent, [skill.skill_dir])
-        return self._finish(change, skill.name, "remove_file", f"File '{rel}' removed from skill '{skill.name}'.", None)
+        return self._finish(
+            change, skill.name, "remove_file", f"File '{rel}' removed from skill '{skill.name}'.", None
+        )
 
     def _delete(self, args: dict[str, Any]) -> dict[str, Any]:
         catalog = self.library.catalog()
@@ -403,7 +426,9 @@ class SkillManager:
         skills_root = Path(os.path.abspath(self.home.skills))
         folder = Path(os.path.abspath(skill.skill_dir))
         if folder == skills_root or not folder.is_relative_to(skills_root):
-            return error(f"Refusing to delete {skill.skill_dir}: it is not a skill folder inside {skills_root}.")
+            return error(
+                f"Refusing to delete {skill.skill_dir}: it is not a skill folder inside {skills_root}."
+            )
         files = sorted(p for p in skill.skill_dir.rglob("*") if p.is_file() and not p.is_symlink())
         self.history.sync_external(skill.name, files)
         contents = {p: read_for_journal(p) for p in files}
@@ -413,11 +438,18 @@ class SkillManager:
         _prune_empty_parents(skill.skill_dir.parent, [self.home.skills])
         message = f"Skill '{skill.name}' deleted." + (f" Absorbed into '{absorbed}'." if absorbed else "")
         version = ""
+        summary = f"{message} (change {new_change_id()})" if len(contents) > 1 else message
         for path, text in contents.items():
-            version = self.history.record(skill.name, path, "delete", self.who, text, None, message).id
+            version = self.history.record(skill.name, path, "delete", self.who, text, None, summary).id
         self.library.usage.bump(skill.name, "delete", self.who)
-        return {"success": True, "message": message, "name": skill.name, "action": "delete",
-                "version": version, "archived_to": str(archive)}
+        return {
+            "success": True,
+            "message": message,
+            "name": skill.name,
+            "action": "delete",
+            "version": version,
+            "archived_to": str(archive),
+        }
 
 
 def _decode(data: bytes) -> str:

@@ -53,8 +53,8 @@ SKILL_MANAGE_SCHEMA: dict[str, Any] = {
             "name": {"type": "string", "description": "Lowercase letters, digits, '-', '.', '_'."},
             "content": {
                 "type": "string",
-                "description": "create/edit: the whole SKILL.md: '---', name: and description: (what it does, "
-                "when to use it), '---', then the steps.",
+                "description": "create/edit: the whole SKILL.md: '---', name: and description: (what it "
+                "does, when to use it), '---', then the steps.",
             },
             "category": {"type": "string", "description": "create: one folder name, e.g. devops."},
             "old_string": {"type": "string", "description": "patch: exact text to replace, unique."},
@@ -62,8 +62,8 @@ SKILL_MANAGE_SCHEMA: dict[str, Any] = {
             "replace_all": {"type": "boolean", "description": "patch: replace every match."},
             "file_path": {
                 "type": "string",
-                "description": "write_file/remove_file, or patch (default SKILL.md): a path under references/, "
-                "templates/, scripts/ or assets/.",
+                "description": "write_file/remove_file, or patch (default SKILL.md): a path under "
+                "references/, templates/, scripts/ or assets/.",
             },
             "file_content": {"type": "string", "description": "write_file: the file's full text."},
             "absorbed_into": {"type": "string", "description": "delete: the skill that now covers this one."},
@@ -101,7 +101,11 @@ class SkillTools:
         return result
 
     def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-        handler = {"skills_list": self.skills_list, "skill_view": self.skill_view, "skill_manage": self.skill_manage}
+        handler = {
+            "skills_list": self.skills_list,
+            "skill_view": self.skill_view,
+            "skill_manage": self.skill_manage,
+        }
         if tool not in handler:
             return error(f"Unknown skill tool '{tool}'.")
         if not isinstance(args, dict):

@@ -35,7 +35,10 @@ def find_skill(catalog: Catalog, name: object) -> tuple[Skill | None, dict[str, 
         if candidate is not None and candidate.category == category:
             skill = candidate
     if skill is None:
-        close = difflib.get_close_matches(name, catalog.names(), n=3, cutoff=0.6)
+        names = catalog.names()
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+        near = [n for n in names if n not in close and len(n) > 2 and (n in name or name in n)]
+        close += near[: 3 - len(close)]
         hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         return None, error(f"Skill '{name}' not found.{hint} Use skills_list to see every skill.")
     return skill, None
