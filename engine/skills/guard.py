@@ -354,7 +354,7 @@ def scan_text(text: str, file: str = "SKILL.md", prefilter: bool = True) -> list
             held = strongest.get(finding.category)
             if held is None or key < held[:2]:
                 strongest[finding.category] = (*key, finding)
-        findings += (held[2] for held in strongest.values())
+        findings += (held[2] for held in sorted(strongest.values(), key=lambda held: held[1]))
     return findings
 
 
@@ -370,7 +370,7 @@ def _apply(rule: Rule, line: str, file: str, line_no: int) -> GuardFinding | Non
         severity = rule.judge(line, match) if rule.judge else rule.severity
         if severity is None:
             continue
-        shown = match.group(0).strip()[:MATCH_CHARS] or line.strip()[:MATCH_CHARS]
+        shown = line[match.start() :].strip()[:MATCH_CHARS] or line.strip()[:MATCH_CHARS]
         return GuardFinding(rule.id, rule.category, severity, file, line_no, shown, rule.description)
     return None
 

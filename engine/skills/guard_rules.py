@@ -356,7 +356,7 @@ RULES: tuple[Rule, ...] = (
         CRITICAL,
         r"\byou\s+are\s+now\s+(?:DAN|in\s+developer\s+mode|jailbroken|unrestricted|free\s+of)"
         r"|\bDAN\s+mode\b|\bdeveloper\s+mode\s+(?:enabled|activated)",
-        ("dan", "developer", "jailbroken", "unrestricted"),
+        ("dan", "developer", "jailbroken", "unrestricted", "free"),
         "a jailbreak persona",
     ),
     _rule(
