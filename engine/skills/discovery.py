@@ -10,8 +10,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,7 @@ class ParseCache:
         self.dirty = False
         self.hits = 0
         self.misses = 0
+        self.last: tuple[tuple[object, ...], Catalog] | None = None  # the catalog of the last walk
         if path is not None:
             self._load()
 
@@ -200,59 +202,72 @@ def shared_cache(path: Path) -> ParseCache:
 @dataclass
 class _Found:
     root: SkillRoot
-    skill_dir: Path
+    skill_dir: str
     category: str
     stamp: tuple[int, int]
 
 
+def _stamp_of(path: str) -> tuple[int, int] | None:
+    """(mtime_ns, size) of a regular file (following a symlink), or None."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size) if stat.S_ISREG(st.st_mode) else None
+
+
 def _walk(
-    root: SkillRoot, max_depth: int, seen: set[str], categories: list[tuple[str, Path, tuple[int, int]]]
+    root: SkillRoot,
+    max_depth: int,
+    seen: set[tuple[int, int]],
+    categories: list[tuple[str, Path, tuple[int, int]]],
 ) -> Iterator[_Found]:
-    stack: list[tuple[Path, str, int]] = [(root.path, "", 0)]
+    """Depth-first, in name order; one stat per skill folder, one scandir per category folder.
+
+    Only symlinked folders can lead back to where the walk has been, so only they cost a stat to
+    check against the (device, inode) pairs already visited.
+    """
+    try:
+        top = os.stat(root.path)
+    except OSError:
+        return
+    seen.add((top.st_dev, top.st_ino))
+    stack: list[tuple[str, str, int]] = [(str(root.path), "", 0)]
     while stack:
         folder, category, depth = stack.pop()
-        try:
-            real = os.path.realpath(folder)
-        except OSError:
-            continue
-        if real in seen:  # a symlink loop or the same folder reached twice
-            continue
-        seen.add(real)
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
-            continue
-        stamp = _file_stamp(entries, SKILL_FILE)
+        stamp = _stamp_of(os.path.join(folder, SKILL_FILE))
         if stamp is not None:
             yield _Found(root, folder, category.rpartition("/")[0] if depth else "", stamp)
             continue
-        cat_stamp = _file_stamp(entries, CATEGORY_FILE)
-        if cat_stamp is not None and category:
-            categories.append((category, folder / CATEGORY_FILE, cat_stamp))
+        if category:
+            cat_stamp = _stamp_of(os.path.join(folder, CATEGORY_FILE))
+            if cat_stamp is not None:
+                categories.append((category, Path(folder) / CATEGORY_FILE, cat_stamp))
         if depth > max_depth:
+            continue
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError:
             continue
         children = []
         for entry in entries:
             if entry.name in NOT_SKILL_ROOTS:
                 continue
             with contextlib.suppress(OSError):
-                if entry.is_dir():
-                    sub = f"{category}/{entry.name}" if category else entry.name
-                    children.append((Path(entry.path), sub, depth + 1))
+                if not entry.is_dir():
+                    continue
+                if entry.is_symlink():
+                    target = os.stat(entry.path)
+                    key = (target.st_dev, target.st_ino)
+                else:
+                    key = (top.st_dev, entry.inode())
+                if key in seen:  # a symlink loop, or a folder reached twice
+                    continue
+                seen.add(key)
+                sub = f"{category}/{entry.name}" if category else entry.name
+                children.append((entry.path, sub, depth + 1))
         stack.extend(reversed(children))
-
-
-def _file_stamp(entries: Iterable[os.DirEntry[str]], name: str) -> tuple[int, int] | None:
-    for entry in entries:
-        if entry.name == name:
-            try:
-                st = entry.stat()
-            except OSError:
-                return None
-            if not entry.is_file():
-                return None
-            return (st.st_mtime_ns, st.st_size)
-    return None
 
 
 # -- parsing one skill -----------------------------------------------------------------------------
@@ -334,72 +349,79 @@ def parse_category_file(path: Path) -> str:
 
 
 def discover(roots: list[SkillRoot], max_depth: int = 4, cache: ParseCache | None = None) -> Catalog:
-    """Walk every root, parse (or reuse) each SKILL.md, and resolve name clashes: earlier roots win."""
+    """Walk every root, parse (or reuse) each SKILL.md, and resolve name clashes: earlier roots win.
+
+    When no file changed since the cache's last catalog, that catalog is returned as it is.
+    """
     cache = cache or ParseCache(None)
-    seen: set[str] = set()
-    skills: list[Skill] = []
-    shadowed: list[Skill] = []
-    skipped: list[str] = []
+    seen: set[tuple[int, int]] = set()
     warnings: list[str] = []
-    manifest: dict[str, tuple[int, int]] = {}
     category_files: list[tuple[str, Path, tuple[int, int]]] = []
-    by_name: dict[str, Skill] = {}
+    found: list[_Found] = []
     for root in roots:
         if not root.path.is_dir():
             if root.source != "local":
                 warnings.append(f"external skills folder {root.path} does not exist; it was skipped")
             continue
-        found = list(_walk(root, max_depth, seen, category_files))
-        for item in found:
-            path = item.skill_dir / SKILL_FILE
-            key = str(path)
-            manifest[key] = item.stamp
-            record = cache.lookup(key, item.stamp)
-            if record is None:
-                try:
-                    record = parse_skill_file(path, item.skill_dir.name)
-                except fm.FrontmatterError as exc:
-                    record = {"error": f"{path} line {exc.line}: {exc.reason}; skipped"}
-                except OSError as exc:
-                    record = {"error": f"{path}: cannot be read ({exc.strerror or exc}); skipped"}
-                record = cache.store(key, item.stamp, record)
-            if "error" in record:
-                skipped.append(record["error"])
-                continue
-            skill = _skill_from(record, item)
-            winner = by_name.get(skill.name)
-            if winner is not None:
-                shadowed.append(skill)
-                warnings.append(
-                    f"skill '{skill.name}' at {skill.skill_dir} is shadowed by the one at {winner.skill_dir}"
-                )
-                continue
-            by_name[skill.name] = skill
-            skills.append(skill)
+        found += _walk(root, max_depth, seen, category_files)
+    manifest = {os.path.join(item.skill_dir, SKILL_FILE): item.stamp for item in found}
+    manifest.update((str(path), stamp) for _category, path, stamp in category_files)
+    signature = (tuple((str(r.path), r.source) for r in roots), max_depth, tuple(warnings))
+    if cache.last is not None and cache.last[0] == signature and cache.last[1].manifest == manifest:
+        return cache.last[1]
+    skills: list[Skill] = []
+    shadowed: list[Skill] = []
+    skipped: list[str] = []
+    by_name: dict[str, Skill] = {}
+    for item in found:
+        key = os.path.join(item.skill_dir, SKILL_FILE)
+        record = cache.lookup(key, item.stamp)
+        if record is None:
+            path = Path(key)
+            try:
+                record = parse_skill_file(path, os.path.basename(item.skill_dir))
+            except fm.FrontmatterError as exc:
+                record = {"error": f"{path} line {exc.line}: {exc.reason}; skipped"}
+            except OSError as exc:
+                record = {"error": f"{path}: cannot be read ({exc.strerror or exc}); skipped"}
+            record = cache.store(key, item.stamp, record)
+        if "error" in record:
+            skipped.append(record["error"])
+            continue
+        skill = _skill_from(record, item)
+        winner = by_name.get(skill.name)
+        if winner is not None:
+            shadowed.append(skill)
+            warnings.append(
+                f"skill '{skill.name}' at {skill.skill_dir} is shadowed by the one at {winner.skill_dir}"
+            )
+            continue
+        by_name[skill.name] = skill
+        skills.append(skill)
     categories: dict[str, str] = {}
     for category, path, stamp in category_files:
-        key = str(path)
-        manifest[key] = stamp
-        record = cache.lookup(key, stamp)
+        record = cache.lookup(str(path), stamp)
         if record is None:
             try:
-                record = cache.store(key, stamp, {"description": parse_category_file(path)})
+                record = cache.store(str(path), stamp, {"description": parse_category_file(path)})
             except OSError:
                 continue
         categories.setdefault(category, str(record.get("description", "")))
     cache.prune(set(manifest))
     cache.save()
     skills.sort(key=lambda s: (s.category, s.name))
-    return Catalog(skills, shadowed, categories, skipped, warnings, manifest)
+    catalog = Catalog(skills, shadowed, categories, skipped, warnings, manifest)
+    cache.last = (signature, catalog)
+    return catalog
 
 
 def _skill_from(record: dict[str, Any], item: _Found) -> Skill:
     return Skill(
         name=record["name"],
-        folder_name=item.skill_dir.name,
+        folder_name=os.path.basename(item.skill_dir),
         category=item.category,
         description=record.get("description", ""),
-        skill_dir=item.skill_dir,
+        skill_dir=Path(item.skill_dir),
         root=item.root.path,
         source=item.root.source,
         tags=tuple(record.get("tags", ())),

@@ -58,7 +58,8 @@ class SkillIndex:
         """One line for the UI and the CLI: how full the budget is and what was cut."""
         if not self.entries:
             return "Skills index: no skills."
-        parts = [f"{self.count('full')} full descriptions"]
+        full = self.count("full")
+        parts = [f"{full} full description{'s' if full != 1 else ''}"]
         if self.count("cut"):
             parts.append(f"{self.count('cut')} cut short")
         if self.count("name"):
@@ -68,9 +69,8 @@ class SkillIndex:
         if self.excluded:
             parts.append(f"{len(self.excluded)} excluded (disabled or other platform)")
         return (
-            f"Skills index: {len(self.entries)} skills in {self.tokens:,}/{self.budget:,} tokens — "
-            + ", ".join(parts)
-            + "."
+            f"Skills index: {len(self.entries)} skill{'s' if len(self.entries) != 1 else ''} in "
+            f"{self.tokens:,}/{self.budget:,} tokens — " + ", ".join(parts) + "."
         )
 
 

@@ -158,7 +158,7 @@ class Installer:
                 after = read_for_journal(path)
                 before = replaced.get(self.history.rel(path)) if replaced else None
                 if after != before:
-                    summary = f"installed from {source} (change {tag})"
+                    summary = f"installed from {source.resolve()} (change {tag})"
                     self.history.record(name, path, "install", self.who, before, after, summary)
             self._lock_entry(name, source, target, report, files)
         self._audit("installed", name, report, decision, source)
