@@ -391,3 +391,45 @@ def test_writes_leave_no_temporary_files(created: SkillTools) -> None:
     manage(created, action="patch", name="deploy-notes", old_string="2. Ship.", new_string="2. Ship!")
     folder = created.library.home.skills / "devops" / "deploy-notes"
     assert sorted(snapshot(folder)) == ["SKILL.md"]
+
+
+WORKER = """
+import sys
+from engine.home import Home
+from engine.skills.tools import SkillTools
+
+tools = SkillTools(Home.resolve().ensure())
+worker = sys.argv[1]
+for i in range(5):
+    result = tools.skill_manage({
+        "action": "patch", "name": "deploy-notes",
+        "old_string": "<!-- end -->", "new_string": f"- note {worker}.{i}\\n<!-- end -->",
+    })
+    assert result["success"], result
+    created = tools.skill_manage({"action": "create", "name": "race", "content": sys.argv[2]})
+print("ok")
+"""
+
+
+def test_concurrent_writers_lose_no_update_and_create_once(tools: SkillTools) -> None:
+    import subprocess
+    import sys
+
+    body = GOOD + "\n<!-- end -->\n"
+    assert manage(tools, action="create", name="deploy-notes", content=body)["success"]
+    race = skill_text("race", "Race.")
+    root = Path(__file__).resolve().parent.parent
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, str(n), race], cwd=root, stdout=subprocess.PIPE, text=True
+        )
+        for n in range(4)
+    ]
+    assert [p.communicate(timeout=120)[0].strip() for p in procs] == ["ok"] * 4
+    text = skill_md(tools, "deploy-notes")
+    notes = [line for line in text.splitlines() if line.startswith("- note ")]
+    assert sorted(notes) == sorted(f"- note {w}.{i}" for w in range(4) for i in range(5))
+    creates = [e for e in SkillHistory(tools.library.home).entries("race") if e.action == "create"]
+    assert len(creates) == 1
+    patches = [e for e in SkillHistory(tools.library.home).entries("deploy-notes") if e.action == "patch"]
+    assert len(patches) == 20

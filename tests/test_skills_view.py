@@ -174,3 +174,20 @@ def test_tool_dispatch_and_schemas_are_small() -> None:
     assert tools.call("nope", {})["success"] is False
     assert [s["name"] for s in SCHEMAS] == ["skills_list", "skill_view", "skill_manage"]
     assert tokens.count(json.dumps(SCHEMAS)) < 900
+
+
+def test_tools_emit_skill_events_for_the_ui() -> None:
+    from engine.events import SkillChanged, SkillLoaded
+
+    home = Home.resolve().ensure()
+    seen: list[object] = []
+    tools = SkillTools(home, session_id="s9", emit=seen.append)
+    created = tools.skill_manage(
+        {"action": "create", "name": "evented", "content": skill_text("evented", "Events.")}
+    )
+    loaded = tools.skill_view({"name": "evented"})
+    tools.skill_view({"name": "nope"})  # failures emit nothing
+    assert seen == [
+        SkillChanged("s9", "evented", "create", "agent", created["version"], "Skill 'evented' created."),
+        SkillLoaded("s9", "evented", "", loaded["tokens"]),
+    ]

@@ -6,9 +6,11 @@ Schemas are terse on purpose: the whole system prompt plus every tool schema mus
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from engine.config import Config, defaults
+from engine.events import Event, SkillChanged, SkillLoaded
 from engine.home import Home
 from engine.skills.index import SkillIndex
 from engine.skills.library import SkillLibrary
@@ -87,8 +89,12 @@ class SkillTools:
         tiers: SessionTiers | None = None,
         session_id: str = "",
         who: str = "agent",
+        emit: Callable[[Event], None] | None = None,
     ) -> None:
+        """`emit`, when given, receives a SkillLoaded for each view and a SkillChanged for each write."""
         self.config = config or defaults()
+        self.emit = emit
+        self.who = who
         self.library = SkillLibrary(home, self.config)
         self.session_id = session_id
         self.tiers = tiers if tiers is not None else SessionTiers(session_id)
@@ -147,6 +153,9 @@ class SkillTools:
             result = view_file(skill, file_path, max_chars)
             if result.get("success"):
                 self.tiers.record_file(skill.name, result["file_path"], int(result.get("tokens", 0)))
+                self._emit(
+                    SkillLoaded(self.session_id, skill.name, result["file_path"], int(result["tokens"]))
+                )
             return result
         result = view_skill(
             skill,
@@ -158,7 +167,24 @@ class SkillTools:
         if result.get("success"):
             self.tiers.record_load(skill.name, int(result.get("tokens", 0)))
             self.library.usage.bump(skill.name, "view")
+            self._emit(SkillLoaded(self.session_id, skill.name, "", int(result["tokens"])))
         return result
 
     def skill_manage(self, args: dict[str, Any]) -> dict[str, Any]:
-        return self.manager.run(args)
+        result = self.manager.run(args)
+        if result.get("success"):
+            self._emit(
+                SkillChanged(
+                    self.session_id,
+                    result["name"],
+                    result["action"],
+                    self.who,
+                    result["version"],
+                    result["message"],
+                )
+            )
+        return result
+
+    def _emit(self, event: Event) -> None:
+        if self.emit is not None:
+            self.emit(event)
