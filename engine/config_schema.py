@@ -65,6 +65,15 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "flush_min_turns": S(6, "User turns before ending a session triggers a memory flush.", 0),
         "provider": S("", "External memory provider (`honcho`), on top of the built-in files."),
         "journal_max_entries": S(2000, "Write-journal entries kept before the oldest are pruned.", 10),
+        "journal_fsync": S(
+            False, "Fsync each journal entry; off, a power cut may lose the newest history (files stay safe)."
+        ),
+        "snapshot_min_chars": S(
+            4000, "Smallest prompt cap of a memory block: the larger of this and twice its limit.", 100
+        ),
+        "max_consolidation_failures": S(
+            3, "Failed over-budget or no-match memory calls in a turn before the tool says stop.", 1
+        ),
     },
     "compression": {
         "enabled": S(True, "Compress the conversation when it fills the context window."),

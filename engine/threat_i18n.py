@@ -106,7 +106,7 @@ I18N_PATTERNS: tuple[Pattern, ...] = (
     # Polish
     _p(
         "prompt_injection injection critical all",
-        "ignoruj|zapomnij",
+        "ignoruj|zignoruj|zapomnij",
         r"\b(?:zignoruj|ignoruj|zapomnij)\b(?:\s+\S+){0,3}?\s+(?:wszystkie|wszystkich|poprzednie|poprzednich"
         r"|wcze[śs]niejsze|twoje|swoje|powy[żz]sze)\s+(?:\S+\s+){0,2}?(?:instrukcje|instrukcji|polecenia|zasady"
         r"|regu[łl]y)\b",
@@ -174,7 +174,8 @@ I18N_PATTERNS: tuple[Pattern, ...] = (
     # exfiltration worded in other languages: private data sent to a URL or address
     _p(
         "exfil_to_destination exfiltration critical strict",
-        "http|@",
+        "conversa|historial|contrase|claves|gespr|verlauf|passw|schl|historique|passe|clés|cles|senha|парол"
+        "|ключ|токен|переписк|истори|对话|聊天记录|密码|密钥|会话&http|@",
         r"(?:conversaci[óo]n|historial|contrase[ñn]as|claves|gespr[äa]ch\w*|verlauf|passw[öo]rter|schl[üu]ssel"
         r"|historique|mots\s+de\s+passe|cl[ée]s|senhas|conversa|пароли|ключи|токены|переписк\w*|истори\w*"
         r"|对话|聊天记录|密码|密钥|会话)[^.\n。]{0,80}?(?:\ba\b|\ban\b|\bà\b|\bpara\b|\bna\b|\bна\b|\bв\b|到|给|发送)"

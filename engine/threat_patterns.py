@@ -50,12 +50,16 @@ def _p(header: str, needs: str, regex: str) -> Pattern:
 
 
 # ── vocabulary shared by the English injection patterns ────────────────────────────────────────
+_VOIDABLE = (  # nouns whose voiding is an attack, unless scoped to a topic ("instructions for Windows")
+    r"(?:instructions|directives|guidelines|guidance|programming|safeguards|guardrails|restrictions|constraints)"
+    r"(?!\s+(?:for|on|about|in|of|regarding|to)\s)"
+)
 _STRONG_VERBS = (
     r"(?:ignor(?:e|ing)|disregard(?:ing)?|forget(?:ting)?|overrid(?:e|ing)|overrule|bypass|circumvent"
     r"|discard|abandon|dismiss|neglect|set\s+aside|put\s+aside|throw\s+(?:out|away)|toss(?:\s+out)?"
     r"|pay\s+no\s+(?:attention|heed|mind)\s+to|stop\s+(?:following|obeying|adhering\s+to|listening\s+to)"
-    r"|no\s+longer\s+(?:follow|obey|heed|adhere\s+to|be\s+bound\s+by)"
-    r"|(?:do\s+not|don'?t|never)\s+(?:follow|obey|heed|listen\s+to|adhere\s+to)"
+    r"|no\s+longer\s+(?:(?:need|have)\s+to\s+)?(?:follow|obey|heed|adhere\s+to|be\s+bound\s+by)"
+    r"|(?:do\s+not|don'?t|never)\s+(?:(?:need|have)\s+to\s+)?(?:follow|obey|heed|listen\s+to|adhere\s+to)"
     r"|free\s+yourself\s+(?:from|of)|break\s+free\s+(?:of|from)|unlearn|wipe|erase|scrap|ditch|drop)"
 )
 _QUALIFIERS = (
@@ -81,6 +85,11 @@ _EXFIL_DEST = (
     r"(?:server|host|endpoint|url|address|site)|\b[\w-]+\.(?:com|net|org|io|xyz|ru|cn|tk|top|site|online"
     r"|app|dev|sh|me|cc|biz|info|link|click|co)\b(?![.\w]))"
 )
+_SECRET_CODE = (  # a secret read from the environment in Python or JavaScript
+    r"(?:os\.(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*[\"'][A-Za-z_]*(?:KEY|TOKEN|SECRET|PASSW(?:OR)?D"
+    r"|CREDENTIALS?)[\"']|process\.env\.[A-Za-z_]*(?:KEY|TOKEN|SECRET|PASSW(?:OR)?D))"
+)
+_SAME_SENTENCE = r"(?:[^.\n]|\.(?=\S))"  # any character short of a sentence end (dots in paths are fine)
 _SECRET_VAR = r"(?:\$\{?|%|\$env:)[A-Za-z_]*(?:KEY|TOKEN|SECRET|PASSW(?:OR)?D|PASS|CREDENTIALS?|COOKIE)\b"
 _SECRET_FILES = (
     r"(?:\.env\b(?![.\w-])|credentials\b|\.netrc|\.pgpass|\.npmrc|\.pypirc|\.git-credentials|id_rsa"
@@ -96,6 +105,13 @@ PATTERNS: tuple[Pattern, ...] = (
         "&instruction|directive|guideline|guidance|programming|prompt|orders|conditioning|training|safeguard"
         "|guardrail|ethic|principle|command|constraint|restriction|polic|rules|context",
         rf"\b{_STRONG_VERBS}\b[\s,:]+{F8}{_QUALIFIERS}\b[\s,]+{F3}{_INSTRUCTION_NOUNS}\b",
+    ),
+    _p(
+        "prompt_injection injection critical all",
+        "told|given|instructed|taught|programmed|trained|assigned",
+        rf"\b{_STRONG_VERBS}\s+(?:everything|anything|all|whatever|the|any|every|each)\s+{F3}(?:that\s+|which\s+)?"
+        rf"you(?:'ve|\s+were|\s+have\s+been|\s+had\s+been)\s+(?:\w+\s+)?(?:told|given|instructed|taught"
+        rf"|programmed|trained|assigned)\b",
     ),
     _p(
         "prompt_injection injection critical all",
@@ -122,9 +138,21 @@ PATTERNS: tuple[Pattern, ...] = (
         r"|these|every|all|any)\b)",
     ),
     _p(
+        "prompt_injection injection critical all",
+        "void|null|cancel|revok|obsolet|suspend|lift|invalid|rescind|apply|valid|effect|updat|chang|replac|rewrit"
+        "|modif|overrid|supersed|expire",
+        rf"\b(?:(?:all|any|every|each|whatever)\s+{F3}(?:{_VOIDABLE}|(?:rules|polic(?:y|ies))\s+(?:that\s+)?you\b)"
+        rf"|your\s+{F3}(?:{_VOIDABLE}|rules|polic(?:y|ies)))\s+{F8}(?:(?:are|is|were|was|have\s+been|has\s+been)\s+"
+        rf"(?:now\s+|hereby\s+)?(?:void|null(?:\s+and\s+void)?|cancell?ed|revoked|obsolete|suspended|lifted|invalid"
+        rf"|rescinded|expired|overridden|superseded)|(?:no\s+longer|do\s+not|don'?t)\s+(?:apply|count|matter|hold"
+        rf"|bind\s+you|valid|in\s+effect))\b"
+        rf"|\byour\s+{F3}(?:{_VOIDABLE}|rules|polic(?:y|ies))\s+(?:have|has)\s+been\s+(?:updated|changed|replaced"
+        rf"|rewritten|modified)\b",
+    ),
+    _p(
         "sys_prompt_override injection critical all",
-        "override|system prompt|mode",
-        r"\bsystem\s+prompt\s+override\b|\b(?:new|updated|revised|replacement)\s+system\s+(?:prompt|instructions)"
+        "override|system prompt|mode|anything|dan",
+        r"\bsystem\s+prompt\s+override\b|\b(?:system|admin|developer|root|security)\s+override\s*[:!—–-]|\b(?:new|updated|revised|replacement)\s+system\s+(?:prompt|instructions)"
         r"\s*:|\b(?:god|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|evil|unlocked"
         r"|no[- ]limits?)\s+mode"
         r"\b[\s,]*(?:enabled|activated|on|engaged|unlocked)?|(?-i:\bDAN\b)\s+(?:mode|prompt|jailbreak)"
@@ -144,14 +172,25 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     _p(
         "bypass_restrictions injection critical all",
-        "as if|as though|like you|bound|free of|free from|no ethical|no moral|no safety|no content",
-        rf"\b(?:act|behave|respond|operate|answer|proceed|reply)\s+(?:as\s+if|as\s+though|like)\s+{F3}"
+        "as if|as though|like&act|behav|respond|operat|answer|proceed|reply",
+        rf"\b(?:act|behave|respond|operate|answer|proceed|reply)\s+(?:as\s+if|as\s+though|like)\s+{F4}"
         rf"(?:have\s+no|had\s+no|don'?t\s+have|didn'?t\s+have|are\s+not\s+bound\s+by|were\s+not\s+bound\s+by"
-        rf"|are\s+free\s+(?:of|from)|were\s+free\s+(?:of|from)|lack|without)\s+{F3}(?:restrictions|limits"
-        rf"|limitations|rules|filters|guidelines|guardrails|constraints|boundaries|ethics|morals|policies"
-        rf"|censorship)\b|\b(?:without|free\s+of|free\s+from|unbound\s+by|not\s+bound\s+by|there\s+are\s+no"
-        rf"|you\s+have\s+no)\s+(?:any\s+)?(?:more\s+)?{F2}(?:ethical|moral|safety|content)\s+(?:restrictions"
-        rf"|guidelines|limits|filters|constraints|policies|guardrails|rules)\b",
+        rf"|are\s+free\s+(?:of|from)|were\s+free\s+(?:of|from)|lack|without|with\s+(?:no|zero))\s+{F3}"
+        rf"(?:restrictions|limits|limitations|rules|filters|guidelines|guardrails|constraints|boundaries|ethics"
+        rf"|morals|policies|censorship)\b",
+    ),
+    _p(
+        "bypass_restrictions injection critical all",
+        "ethical|moral|safety|content&without|free|bound|no",
+        rf"\b(?:without|free\s+of|free\s+from|unbound\s+by|not\s+bound\s+by|there\s+are\s+no|you\s+have\s+no)"
+        rf"\s+(?:any\s+)?(?:more\s+)?{F2}(?:ethical|moral|safety|content)\s+(?:restrictions|guidelines|limits"
+        rf"|filters|constraints|policies|guardrails|rules)\b",
+    ),
+    _p(
+        "bypass_restrictions injection critical all",
+        "freed|released|liberated|unshackled|unchained",
+        rf"\b(?:freed|released|liberated|unshackled|unchained)\s+(?:from|of)\s+{F3}(?:restrictions|rules|limits"
+        rf"|limitations|guidelines|filters|guardrails|constraints|programming|alignment|training)\b",
     ),
     _p(
         "html_comment_injection injection high all",
@@ -174,14 +213,20 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     _p(
         "deception_hide injection high all",
-        "tell|reveal|disclos|know|secret|hidden|quiet|private|hide|notic|find out|behind|covert|surreptit"
+        "tell|reveal|disclos|know|secret|hidden|quiet|private|hide|conceal|notic|find out|behind|covert"
+        "|surreptit|inform|notify|alert|warn|remind"
         "&user|human|operator|owner|developer|send|upload|forward|copy|post|run|execut|install|delet|email"
         "|transmit|exfiltrat|add|write|modif",
         rf"\b(?:do\s+not|don'?t|never|without)\s+{F4}(?:tell(?:ing)?|reveal(?:ing)?\s+{F3}to"
         rf"|disclos(?:e|ing)\s+{F3}to|let(?:ting)?\s+(?:the\s+)?(?:user|human|operator|owner)s?\s+know)\s+{F3}"
         rf"(?:the|your|my)?\s*(?:user|human|operator|owner|developer)s?\b"
+        rf"|\b(?:do\s+not|don'?t|never)\s+(?:inform|notify|alert|warn|remind)\s+(?:the\s+)?(?:user|human|operator"
+        rf"|owner)s?\s+(?:that|about|of)\s+(?:this|these|it|what\s+you|the\s+(?:instructions?|notes?|messages?"
+        rf"|changes?|commits?|files?|payload|rule)\s+(?:exists?|above|here|you))"
         rf"|\bkeep\s+(?:this|it|these|that)\s+(?:a\s+)?(?:secret|hidden|quiet|private)\s+from\s+(?:the\s+)?"
-        rf"(?:user|human|operator|owner)|\bhide\s+{F3}from\s+(?:the\s+)?(?:user|human|operator|owner)\b"
+        rf"(?:user|human|operator|owner)|\b(?:hide|conceal)\s+(?:this|it|that|these|the\s+fact|what\s+you|your\s+\w+"
+        rf"|any\s+(?:trace|evidence)|all\s+(?:traces?|evidence)|the\s+(?:changes?|edits?|commands?|truth))\s+{F3}from\s+"
+        rf"(?:the\s+)?(?:user|human|operator|owner)\b"
         rf"|\b(?:the\s+)?(?:user|human|operator)\s+(?:must|should|will|need|may)\s+(?:not|never)\s+(?:know"
         rf"|find\s+out|notice|learn|be\s+told|see\s+this)|\bwithout\s+(?:the\s+user|the\s+human|them)\s+"
         rf"(?:knowing|noticing|finding\s+out|being\s+aware)|\bbehind\s+(?:the\s+)?user'?s\s+back\b"
@@ -192,7 +237,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(
         "role_hijack role_hijack high context",
         "you are|you're|you have|you've|you will|act as|persona|identity|personality",
-        rf"\byou(?:\s+are|'re)\s+{F2}now\s+(?:a|an|the|my)\s+"
+        rf"\byou(?:\s+are|'re)\s+{F2}now\s+(?:a|an|the|my)\s+|\byou(?:\s+are|'re)\s+now\s+[\w-]+\s*,\s*(?:a|an|the)\s+"
         rf"|\b(?:from\s+now\s+on|henceforth)[\s,]+you\s+are\s+(?:a|an|the|my|no\s+longer)\b"
         rf"|\byou\s+are\s+no\s+longer\s+(?:a|an|the|bound|restricted|limited|an?\s+(?:ai|assistant)|claude|hermes"
         rf"|chatgpt|gpt)\b|\byou(?:\s+have|'ve)\s+(?:now\s+)?become\s+(?:a|an|the)\b"
@@ -269,7 +314,8 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(
         "forced_action c2 high context",
         "you must&register|connect|report|beacon",
-        r"\byou\s+must\s+(?:\w+\s+){0,3}?(?:register|connect|report|beacon)\b",
+        r"\byou\s+must\s+(?:\w+\s+){0,3}?(?:register|connect|report|beacon)\s+(?:\w+\s+)?(?:to|with|back|home"
+        r"|as|into|at)\b",
     ),
     _p(
         "anti_forensic_oneliner c2 high context",
@@ -316,9 +362,10 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("exfil_wget exfiltration critical all", "wget", rf"\bwget\b[^\n]*{_SECRET_VAR}"),
     _p(
         "exfil_command exfiltration critical all",
-        "http|xh |nc |ncat|netcat|socat|invoke-|iwr|irm|requests.|httpx.|urlopen&$|%",
+        "http|xh |nc |ncat|netcat|socat|invoke-|iwr|irm|requests.|httpx.|urlopen|fetch(&$|%|environ|getenv"
+        "|process.env",
         rf"\b(?:https?|xh|nc|ncat|netcat|socat|invoke-webrequest|invoke-restmethod|iwr|irm|requests\.(?:get|post"
-        rf"|put)|httpx\.(?:get|post)|urlopen)\b[^\n]*{_SECRET_VAR}",
+        rf"|put)|httpx\.(?:get|post)|urlopen|fetch\()[^\n]*(?:{_SECRET_VAR}|{_SECRET_CODE})",
     ),
     _p(
         "exfil_command exfiltration critical all",
@@ -333,9 +380,9 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     _p(
         "exfil_command exfiltration critical all",
-        "curl|wget|http|xh &@",
-        rf"\b(?:curl|wget|http|xh)\b[^\n]*(?:-F|--form|--data(?:-binary|-raw)?|-d|-T|--upload-file)\s*"
-        rf"[\"']?[\w-]*=?@\s*(?:~|\$HOME)?/?\S*{_SECRET_FILES}",
+        "curl|wget|http|xh &@|post-file|body-file|upload-file",
+        rf"\b(?:curl|wget|http|xh)\b[^\n]*(?:-F|--form|--data(?:-binary|-raw|-urlencode)?|-d|-T|--upload-file"
+        rf"|--post-file|--body-file)[=\s]*[\"']?(?:[\w-]+=)?@?\s*\S*{_SECRET_FILES}",
     ),
     _p(
         "exfil_command exfiltration critical all",
@@ -360,26 +407,28 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(
         "send_to_url exfiltration high strict",
         "http",
-        rf"\b(?:send|post|upload|transmit)\s+{F8}(?:to|at)\s+https?://",
+        rf"\b(?:send|post|upload|transmit)\s+{F8}(?:to|at)\s+https?://(?!(?:test\.|upload\.)?pypi\.org\b"
+        rf"|registry\.npmjs\.org\b|crates\.io\b|ghcr\.io\b|(?:hub|registry-1)\.docker\.(?:io|com)\b)",
     ),
     _p(
         "exfil_to_destination exfiltration critical strict",
         "conversation|chat|message|transcript|prompt|memor|key|token|secret|credential|passw|id_rsa|env"
-        "|cookie|keychain|user's|users&http|@|webhook|paste|gist|ngrok|transfer|termbin|external|remote|third"
+        "|cookie|keychain|user's|users|netrc|pgpass|npmrc|pypirc|id_ed|id_ecdsa|.aws|.ssh|.kube|.docker|shadow"
+        "|gnupg&http|@|webhook|paste|gist|ngrok|transfer|termbin|external|remote|third"
         "|outside|.com|.io|.net|.org|.xyz|.ru|.cn|.sh|.dev|.app|.me|.co|.tk|.top|.site|.online|.cc|.biz|.info"
         "|.link|.click",
-        rf"\b(?:the|my|your|our|all|any|every|these|those|user'?s|their|its)\s+{F3}{_SENSITIVE}"
-        rf"[^.\n]{{0,100}}?\b(?:to|into|onto|towards?)\s+(?:the\s+)?(?:url|endpoint|webhook|server|address|domain"
-        rf"|site|host|email|inbox|account)?\s*(?:at\s+)?{_EXFIL_DEST}"
-        rf"|https?://\S+[^.\n]{{0,60}}?\b(?:including|containing|carrying|appending|attaching|embedding"
+        rf"\b(?:the|my|your|our|all|any|every|these|those|user'?s|their|its)\s+{F3}(?:{_SENSITIVE}|(?:\S*/)?{_SECRET_FILES})"
+        rf"{_SAME_SENTENCE}{{0,100}}?\b(?:to|into|onto|towards?)\s+{F3}(?:at\s+)?{_EXFIL_DEST}"
+        rf"|https?://\S++{_SAME_SENTENCE}{{0,60}}?\b(?:including|containing|carrying|appending|attaching|embedding"
         rf"|with\s+(?:the\s+)?(?:contents?|value|text)\s+of)\s+{F3}{_SENSITIVE}",
     ),
     _p(
         "secret_in_url exfiltration critical strict",
-        "http&{|$|<|[|%7b|=",
-        r"https?://[^\s)\"'>]*(?:[?&#/][\w.-]*=?|/)\s*(?:\{\{?|\$\{|<|\[|%7b)\s*[\w .-]{0,30}?(?:conversation"
-        r"|history|chat|messages|transcript|memory|memories|system[_ ]?prompt|secret|credential|password"
-        r"|passwd"
+        "http|?|&&{|$|<|[|%7b|=",
+        r"[?&][\w.-]+=\s*(?:\$\{?|%)[A-Za-z_]*(?:KEY|TOKEN|SECRET|PASSW(?:OR)?D|CREDENTIALS?)\b"
+        r"|https?://[^\s)\"'>]*(?:[?&#/][\w.-]*=?|/)\s*(?:\{\{?|\$\{|<|\[|%7b)\s*[\w .-]{0,30}?"
+        r"(?:conversation|history|chat|messages|transcript|memory|memories|system[_ ]?prompt|secret"
+        r"|credential|password|passwd"
         r"|ssh|id_rsa|private[_ ]?key|cookie|environment|env_vars|user_data)"
         r"|https?://[^\s)\"'>]*[?&#=/]\s*(?:\$\{?|%)[A-Za-z_]*(?:KEY|TOKEN|SECRET|PASSW(?:OR)?D|CREDENTIALS?)\b"
         r"|https?://[^\s)\"'>]*[?&][\w-]+=(?-i:[A-Z_]*(?:CONVERSATION|HISTORY|CHAT|TRANSCRIPT|SYSTEM_PROMPT"
@@ -394,14 +443,17 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(
         "context_exfil exfiltration high strict",
         "conversation|chat|messages|context|transcript|history|everything the user|user input"
-        "&include|output|print|share|send|forward|email|mail|post|upload|copy|transmit|relay|leak|mirror|cc",
+        "&include|output|print|share|send|forward|email|mail|post|upload|copy|transmit|relay|leak|mirror|cc|put"
+        "|add|append|embed|insert",
         rf"\b(?:include|output|print|share)\s+{F8}(?:conversation|chat\s+history|previous\s+messages"
-        rf"|(?:full|entire)\s+context)\b"
-        rf"|\b(?:send|forward|email|mail|post|upload|copy|transmit|relay|leak|share|mirror|cc)\s+{F4}"
-        rf"(?:conversations?|chat\s+(?:history|logs?)|transcripts?|(?:all\s+)?(?:the\s+)?messages|everything\s+"
-        rf"the\s+user\s+(?:says|said|types|typed|writes|wrote)|all\s+user\s+input)\s+{F4}(?:to|with)\s+"
-        rf"(?:\S+@\S+|https?://|@\w+|\+?\d[\d\s-]{{6,}}|my\s+|our\s+|an?\s+(?:external|remote|third[- ]party)"
-        rf"|this\s+(?:address|number|email|url|endpoint|webhook))",
+        rf"|(?:full|entire)\s+context)\b(?!\s+(?:export|summary|title|id)\b)"
+        rf"(?!{_SAME_SENTENCE}{{0,40}}\b(?:with|to)\s+the\s+user\b)"
+        rf"|\b(?:send|forward|email|mail|post|upload|copy|transmit|relay|leak|share|mirror|cc|include|put|add"
+        rf"|append|embed|insert)\s+{F4}(?:conversations?|chat\s+(?:history|logs?)|transcripts?|(?:all\s+)?"
+        rf"(?:the\s+)?(?:previous\s+)?messages|everything\s+the\s+user\s+(?:says|said|types|typed|writes|wrote)"
+        rf"|all\s+user\s+input)\s+{F4}(?:to|with|in|into|inside|onto)\s+(?:the\s+)?(?:url|link|query(?:\s+string)?"
+        rf"|request|address|webhook)?\s*(?:at\s+)?(?:\S+@\S+|https?://|@\w+|\+?\d[\d\s-]{{6,}}|my\s+|our\s+"
+        rf"|an?\s+(?:external|remote|third[- ]party)|this\s+(?:address|number|email|url|endpoint|webhook))",
     ),
     # ── persistence (memory and skills) ─────────────────────────────────────────────────────────
     _p("ssh_backdoor persistence critical strict", "authorized_keys", r"\bauthorized_keys\b"),
@@ -417,8 +469,8 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(
         "hermes_config_mod persistence high strict",
         "config.yaml|soul.md",
-        rf"\b(?:update|modify|edit|write|change|append|add\s+to|overwrite|replace|rewrite|insert\s+into"
-        rf"|inject\s+into|prepend\s+to)\s+{F8}(?:\.hermes/config\.yaml|SOUL\.md)",
+        rf"\b(?:update|modify|edit|write|change|append|add|overwrite|replace|rewrite|insert|inject|prepend|put)"
+        rf"\s+{F8}(?:\.hermes/config\.yaml|SOUL\.md)",
     ),
     _p(
         "self_replication persistence critical strict",
@@ -428,7 +480,13 @@ PATTERNS: tuple[Pattern, ...] = (
         rf"|text|message|prompt|payload|paragraph|directives?)\s+{F4}(?:into|to|in|inside|onto)\s+{F2}"
         rf"(?:every|all|each|any|future|other)\s+{F2}(?:skills?|memor(?:y|ies)|files?|repos(?:itories)?"
         rf"|prompts?|responses?|replies|answers|outputs?|commits?|sessions?|messages?|documents?|emails?"
-        rf"|agents?|conversations?)\b",
+        rf"|agents?|conversations?)\b"
+        rf"|\b(?:this|these|the\s+(?:above|following|same))\s+(?:exact\s+)?(?:instructions?|text|message|prompt"
+        rf"|payload|paragraph|directives?|note)\s+(?:is|are|gets|get|must\s+be|should\s+be|will\s+be|be)\s+"
+        rf"(?:\w+\s+)?(?:copied|written|added|inserted|saved|stored|replicated|propagated|included|repeated"
+        rf"|appended|pasted|embedded)\s+(?:in|into|to|onto|inside)\s+{F2}(?:every|all|each|any|future|other)\s+"
+        rf"{F2}(?:skills?|memor(?:y|ies)|files?|repos(?:itories)?|prompts?|responses?|replies|answers|outputs?"
+        rf"|commits?|sessions?|messages?|documents?|emails?|agents?|conversations?)\b",
     ),
     _p(
         "shell_persistence persistence critical strict",
@@ -445,9 +503,15 @@ PATTERNS: tuple[Pattern, ...] = (
         r"|token|secret|passw(?:or)?d|pwd)[\"']?\s*[=:]\s*[\"'][A-Za-z0-9+/=_.-]{20,}[\"']",
     ),
     _p(
+        "hardcoded_secret secrets high strict",
+        "key|token|secret|passw|pwd&=",
+        r"(?-i:\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD))\s*=\s*(?=\S*\d)(?=\S*[A-Za-z])"
+        r"[A-Za-z0-9+/=_.-]{20,}",
+    ),
+    _p(
         "provider_token secrets high strict",
         "sk-|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|xox|akia|aiza|glpat-|hf_|npm_|pypi-|eyj|private key",
-        r"\bsk-(?:proj-|ant-(?:api\d\d-)?|or-v1-)?[A-Za-z0-9_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{36}\b"
+        r"\bsk-(?:proj-|ant-(?:api\d\d-)?|or-v1-)?[A-Za-z0-9_-]{20,}|\bgh[pousr]_[A-Za-z0-9]{30,}\b"
         r"|\bgithub_pat_[A-Za-z0-9_]{22,}|\bxox[abposr]-[A-Za-z0-9-]{10,}|(?-i:\bAKIA[0-9A-Z]{16}\b)"
         r"|\bAIza[0-9A-Za-z_-]{35}\b|\bglpat-[A-Za-z0-9_-]{20}|(?-i:\bhf_[A-Za-z0-9]{30,})"
         r"|\bnpm_[A-Za-z0-9]{36}\b|\bpypi-[A-Za-z0-9_-]{50,}|\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\."

@@ -52,6 +52,7 @@ _CONFUSABLES = str.maketrans(
 )
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
 _LEET_TOKEN = re.compile(r"[A-Za-z0-9@$]*(?:[013457@$][A-Za-z]|[A-Za-z][@$][A-Za-z])[A-Za-z0-9@$]*")
+_DIGIT_OR_SYMBOL = re.compile(r"[013457@$]")
 _LEET_HINT = re.compile(r"[013457@$][A-Za-z]|[A-Za-z][@$][A-Za-z]")
 _SPACED_HINT = re.compile(r"[A-Za-z][ .\-_*·•|/][A-Za-z][ .\-_*·•|/][A-Za-z][ .\-_*·•|/][A-Za-z]")
 _SPACED = re.compile(r"\b(?:[A-Za-z][ .\-_*·•|/]){3,}[A-Za-z]\b")
@@ -61,8 +62,10 @@ _COMPACT = re.compile(
     r"|programming)|systempromptoverride|youarenow(?:a|an|the)(?!ready)|(?:reveal|print|output|show)your"
     r"(?:system)?(?:prompt|instructions)|donottelltheuser|exfiltrate"
 )
-_BASE64 = re.compile(rf"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{{{MIN_ENCODED},}}={{0,2}}(?![A-Za-z0-9+/=_-])")
-_HEX = re.compile(r"(?:\\x[0-9a-fA-F]{2}){6,}|\b(?:[0-9a-fA-F]{2}){12,}\b")
+_BASE64 = re.compile(rf"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{{{MIN_ENCODED},}}={{0,2}}(?![A-Za-z0-9+/=_-])")
+_NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/=_-]+")
+_HEX_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){6,}")
+_HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){12,}\b")
 _PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2}){6,}")
 _UNICODE_ESC = re.compile(r"(?:\\u[0-9a-fA-F]{4}){4,}")
 _ASKS_ROT13 = re.compile(r"\brot[- ]?13\b|\bcaesar\b", re.IGNORECASE)
@@ -133,7 +136,7 @@ def _fold(text: str) -> str:
         folded = unicodedata.normalize(
             "NFC", "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
         )
-    if _LEET_HINT.search(folded):
+    if _DIGIT_OR_SYMBOL.search(folded) and _LEET_HINT.search(folded):
         folded = _LEET_TOKEN.sub(lambda m: m.group(0).translate(_LEET), folded)
     return folded
 
@@ -145,111 +148,86 @@ def _join_spaced(text: str) -> str:
     return _SPACED.sub(lambda m: re.sub(r"[ .\-_*·•|/]", "", m.group(0)), text)
 
 
-STEM_CHARS = 5  # word needs are matched on their first few letters: one set lookup per word and length
+def _need_key(need: str) -> str:
+    """The substring a `needs` entry stands for: itself, or for a phrase its longest word.
+
+    Regexes allow any whitespace between words (`you\\s+are`), so a phrase is tested by one word.
+    """
+    words = need.lower().split()
+    return max(words, key=len) if words else need
 
 
-def _need_key(need: str) -> tuple[str, str]:
-    """How a `needs` string is tested: a word stem, a whole word (`"env "`), or a plain substring."""
-    if need.isascii() and need.replace(" ", "").isalpha():
-        words = need.split()
-        if len(words) == 1 and need != words[0]:
-            return ("word", "=" + words[0])
-        return ("stem", max(words, key=len)[:STEM_CHARS])
-    return ("substring", need)
+GRAM = 3  # keys are looked up by their first three characters, then confirmed as substrings
 
 
 @dataclass(frozen=True)
 class _Prefilter:
-    """Which patterns can possibly match, decided from cheap word-stem and substring tests.
+    """Which patterns can possibly match, decided by which `needs` substrings occur in the text.
 
-    A pattern is a candidate when a key of its first group is present; its other groups are then
-    checked lazily, so the many substrings of rarely-reached groups cost nothing on clean text.
+    The text's character trigrams pick the few keys worth testing (each key is filed under its
+    first trigram), so a clean entry costs one set of slices and a handful of substring tests.
+    A pattern is a candidate when a key of each of its groups occurs in the lowercased text.
     """
 
-    stems: frozenset[str]
-    lengths: tuple[int, ...]
-    words: frozenset[str]
-    first_subs: tuple[str, ...]  # ASCII substrings of first groups, tested on every text
-    first_subs_other: tuple[str, ...]  # the others, tested only on non-ASCII text
+    by_gram: dict[tuple[str, ...], tuple[str, ...]]  # first trigram -> keys starting with it
+    grams: frozenset[tuple[str, ...]]
+    short: tuple[str, ...]  # keys shorter than a trigram, tested directly
     first_group: dict[str, frozenset[int]]  # key -> indexes of patterns whose first group holds it
-    rest: tuple[tuple[tuple[frozenset[str], tuple[str, ...]], ...], ...]  # per pattern: later groups
+    rest: tuple[tuple[frozenset[str], ...], ...]  # per pattern, the groups after the first
     always: frozenset[int]  # patterns without needs
 
     @classmethod
     def build(cls, patterns: tuple[Pattern, ...]) -> _Prefilter:
-        stems: set[str] = set()
-        words: set[str] = set()
-        first_subs: set[str] = set()
+        keys: set[str] = set()
         first: dict[str, set[int]] = {}
         rest = []
         always = set()
         for index, pattern in enumerate(patterns):
-            keyed = []
-            for number, group in enumerate(pattern.needs):
-                keys = set()
-                for need in group:
-                    kind, key = _need_key(need)
-                    if kind == "stem":
-                        stems.add(key)
-                    elif kind == "word":
-                        words.add(key[1:])
-                    elif number == 0:
-                        first_subs.add(key)
-                    keys.add(key)
-                keyed.append(frozenset(keys))
-            if not keyed:
+            groups = [frozenset(_need_key(need) for need in group) for group in pattern.needs]
+            for group in groups:
+                keys |= group
+            if not groups:
                 always.add(index)
             else:
-                for key in keyed[0]:
+                for key in groups[0]:
                     first.setdefault(key, set()).add(index)
-            rest.append(
-                tuple(
-                    (
-                        frozenset(k for k in group if _is_word_key(k)),
-                        tuple(sorted(k for k in group if not _is_word_key(k))),
-                    )
-                    for group in keyed[1:]
-                )
-            )
+            rest.append(tuple(groups[1:]))
+        by_gram: dict[tuple[str, ...], list[str]] = {}
+        for key in keys:
+            if len(key) >= GRAM:
+                by_gram.setdefault(tuple(key[:GRAM]), []).append(key)
         return cls(
-            frozenset(stems),
-            tuple(sorted({len(stem) for stem in stems})),
-            frozenset(words),
-            tuple(sorted(sub for sub in first_subs if sub.isascii())),
-            tuple(sorted(sub for sub in first_subs if not sub.isascii())),
+            {gram: tuple(found) for gram, found in by_gram.items()},
+            frozenset(by_gram),
+            tuple(sorted(k for k in keys if len(k) < GRAM)),
             {key: frozenset(found) for key, found in first.items()},
             tuple(rest),
             frozenset(always),
         )
 
+    def present(self, lower: str) -> set[str]:
+        """Every key that occurs in the lowercased text."""
+        grams = self.grams.intersection(zip(lower, lower[1:], lower[2:], strict=False))  # in C, no loop
+        found = {key for gram in grams for key in self.by_gram[gram] if len(key) == GRAM or key in lower}
+        found.update(filter(lower.__contains__, self.short))
+        return found
+
     def candidates(self, lower: str) -> list[int]:
         """Indexes, in table order, of the patterns worth running on this lowercased text."""
-        text_words = set(_WORD.findall(lower))
-        present = set(self.stems.intersection({word[:n] for word in text_words for n in self.lengths}))
-        present.update("=" + word for word in self.words.intersection(text_words))
-        present.update(filter(lower.__contains__, self.first_subs))
-        if not lower.isascii():
-            present.update(filter(lower.__contains__, self.first_subs_other))
-        chosen = set(self.always)
-        for key in present:
-            chosen.update(self.first_group.get(key, ()))
-        if not chosen:
-            return []
-        return sorted(
-            i
-            for i in chosen
-            if all(
-                not present.isdisjoint(words) or any(map(lower.__contains__, subs))
-                for words, subs in self.rest[i]
-            )
-        )
+        present = self.present(lower)
+        first = self.first_group
+        chosen = self.always.union(*[first[key] for key in present if key in first])
+        picked = []
+        for index in chosen:
+            for group in self.rest[index]:
+                if present.isdisjoint(group):
+                    break
+            else:
+                picked.append(index)
+        picked.sort()
+        return picked
 
 
-def _is_word_key(key: str) -> bool:
-    return key.startswith("=") or (key.isascii() and key.isalpha())
-
-
-_WORD = re.compile(r"[a-z]+")
 _PREFILTERS = {scope: _Prefilter.build(patterns) for scope, patterns in _BY_LEVEL.items()}
 
 
@@ -300,6 +278,18 @@ def _printable(decoded: str) -> bool:
 
 
 def _decode_base64(run: str) -> str | None:
+    """The text a base64 run encodes; inside a URL path, each `/` segment is tried on its own too."""
+    decoded = _decode_base64_run(run)
+    if decoded is None and "/" in run:
+        for segment in run.split("/"):
+            if len(segment) >= MIN_ENCODED:
+                decoded = _decode_base64_run(segment)
+                if decoded:
+                    break
+    return decoded
+
+
+def _decode_base64_run(run: str) -> str | None:
     padded = run.rstrip("=")
     padded += "=" * (-len(padded) % 4)
     for decoder in (base64.b64decode, base64.urlsafe_b64decode):
@@ -339,6 +329,7 @@ def _decode_unicode_escapes(run: str) -> str | None:
 _DECODERS = (  # kind, finder, decoder, a substring that must be present (None: a long token)
     ("base64", _BASE64, _decode_base64, None),
     ("hex", _HEX, _decode_hex, None),
+    ("hex escapes", _HEX_ESCAPES, _decode_hex, "\\x"),
     ("percent-encoding", _PERCENT, _decode_percent, "%"),
     ("unicode escapes", _UNICODE_ESC, _decode_unicode_escapes, "\\u"),
 )
@@ -348,7 +339,10 @@ def _hidden_payloads(raw: str, view: str) -> list[tuple[str, str, str, int]]:
     """(kind, encoded text, decoded text, line) for every encoded run that decodes to readable text."""
     payloads = []
     newlines: list[int] | None = None
-    long_token = any(len(token) >= MIN_ENCODED for token in view.split())
+    # Cheap first: is there any run of base64 alphabet long enough to hold a payload?
+    long_token = any(len(t) >= MIN_ENCODED for t in view.split()) and any(
+        len(t) >= MIN_ENCODED for t in _NOT_BASE64.split(view)
+    )
     for kind, finder, decode, hint in _DECODERS:
         if not (long_token if hint is None else hint in view):
             continue
@@ -357,9 +351,10 @@ def _hidden_payloads(raw: str, view: str) -> list[tuple[str, str, str, int]]:
             if decoded:
                 newlines = _line_finder(view) if newlines is None else newlines
                 payloads.append((kind, m.group(0), decoded, _line_at(newlines, m.start())))
-    if _ASKS_ROT13.search(view):
+    lower = view.lower()
+    if ("rot" in lower or "caesar" in lower) and _ASKS_ROT13.search(view):
         payloads.append(("rot13", view, codecs.encode(view, "rot13"), 1))
-    if _ASKS_REVERSE.search(view):
+    if ("revers" in lower or "backward" in lower or "right" in lower) and _ASKS_REVERSE.search(view):
         payloads.append(("reversed text", view, view[::-1], 1))
     if not raw.isascii():
         raw_newlines = _line_finder(raw)

@@ -129,3 +129,36 @@ def test_many_processes_append_without_losing_an_entry(home: Home) -> None:
     texts = {journal.text(e.after_hash) for e in journal.entries()}
     assert len(journal.entries()) == 150
     assert texts == {f"p{n}-{k}" for n in range(6) for k in range(25)}
+
+
+def test_small_contents_share_one_pack_and_large_ones_get_files(home: Home) -> None:
+    journal = Journal(home)
+    journal.record("memory", "memory", "memories/MEMORY.md", "add", "agent", "", "small")
+    big = "x" * 100_000
+    journal.record("skill", "s", "skills/s/SKILL.md", "edit", "agent", None, big)
+    assert (home.journal_dir / "blobs.pack").exists()
+    assert [p.name for p in (home.journal_dir / "blobs").iterdir()] == [blob_hash(big)]
+    assert journal.text(blob_hash("small")) == "small" and journal.text(blob_hash(big)) == big
+    assert Journal(home).text(blob_hash("small")) == "small"  # a fresh reader indexes the pack
+
+
+def test_a_pack_record_torn_by_a_crash_is_cut_off(home: Home) -> None:
+    journal = Journal(home)
+    journal.record("memory", "memory", "memories/MEMORY.md", "add", "agent", "", "kept")
+    journal.close()
+    with open(home.journal_dir / "blobs.pack", "ab") as handle:
+        handle.write(b"a" * 64 + b" 500\npartial")  # the writer died mid-record
+    again = Journal(home)
+    assert again.text(blob_hash("kept")) == "kept"
+    again.record("memory", "memory", "memories/MEMORY.md", "add", "agent", "kept", "after crash")
+    assert Journal(home).text(blob_hash("after crash")) == "after crash"
+    assert b"partial" not in (home.journal_dir / "blobs.pack").read_bytes()
+
+
+def test_damaged_content_is_never_returned(home: Home) -> None:
+    journal = Journal(home)
+    journal.record("memory", "memory", "memories/MEMORY.md", "add", "agent", "", "original text")
+    journal.close()
+    pack = home.journal_dir / "blobs.pack"
+    pack.write_bytes(pack.read_bytes().replace(b"original", b"tampered"))
+    assert Journal(home).text(blob_hash("original text")) is None
