@@ -449,6 +449,8 @@ def shared_findings(text: str, file: str, budget: int) -> tuple[list[GuardFindin
         used += len(chunk)
         if chunk.strip():
             for rule, category, severity, line, match in _shared_chunk(chunk):
+                if rule == "invisible_unicode":
+                    continue  # judged by `invisible_findings` on every file, emoji-aware
                 out.append(
                     GuardFinding(
                         f"threats.{rule}",
@@ -464,14 +466,29 @@ def shared_findings(text: str, file: str, budget: int) -> tuple[list[GuardFindin
     return out, used, sum(map(len, lines)) + len(lines) - 1
 
 
+def _emoji_joiner(line: str, index: int) -> bool:
+    """A zero-width joiner inside an emoji sequence (👩‍💻) is how emoji are spelled, not a hidden payload."""
+    if line[index] != "\u200d" or index == 0 or index + 1 >= len(line):
+        return False
+    before, after = line[index - 1], line[index + 1]
+    return (ord(before) >= 0x2190 or before == "\ufe0f") and ord(after) >= 0x2190
+
+
 def invisible_findings(text: str, file: str) -> list[GuardFinding]:
     """Invisible and bidirectional-control characters anywhere, code included (trojan-source)."""
     if text.isascii():
         return []
     out = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(text.removeprefix("\ufeff").split("\n"), start=1):
         if not line.isascii():
-            hit = next((ch for ch in line if ch in threats.HERMES_INVISIBLE), None)
+            hit = next(
+                (
+                    ch
+                    for i, ch in enumerate(line)
+                    if ch in threats.HERMES_INVISIBLE and not _emoji_joiner(line, i)
+                ),
+                None,
+            )
             if hit is not None:
                 out.append(
                     GuardFinding(
