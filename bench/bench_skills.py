@@ -11,7 +11,7 @@ from bench.common import Figure, Options, median, temp_home, time_ms
 from bench.skill_corpus import big_skill_files, skill_specs, write_library
 from engine import tokens
 from engine.home import Home
-from engine.skills import discovery, guard
+from engine.skills import discovery, guard, guard_content
 from engine.skills.library import CACHE_FILE, SkillLibrary
 
 BUDGET = 2000
@@ -53,7 +53,9 @@ def index_figures(options: Options) -> list[Figure]:
             start = time.perf_counter()
             library.index()
             cold.append((time.perf_counter() - start) * 1000)
-        figures.append(Figure("index build, 500 skills, cold", median(cold), "ms", note="parse every SKILL.md"))
+        figures.append(
+            Figure("index build, 500 skills, cold", median(cold), "ms", note="parse every SKILL.md")
+        )
         library.index()
         disk = []
         for _ in range(runs):
@@ -63,7 +65,9 @@ def index_figures(options: Options) -> list[Figure]:
             library.index()
             disk.append((time.perf_counter() - start) * 1000)
         figures.append(
-            Figure("index build, 500 skills, warm (new process)", median(disk), "ms", note="stat + disk cache")
+            Figure(
+                "index build, 500 skills, warm (new process)", median(disk), "ms", note="stat + disk cache"
+            )
         )
         warm = time_ms(library.index, runs * 3)
         figures.append(
@@ -105,7 +109,7 @@ def guard_figures(options: Options) -> list[Figure]:
         _write(folder, files)
 
         def full_scan() -> None:
-            guard._SHARED_CACHE.clear()  # cold: nothing remembered from an earlier scan
+            guard_content._SHARED_CACHE.clear()  # cold: nothing remembered from an earlier scan
             guard.scan_folder(folder)
 
         whole = median(time_ms(full_scan, runs, warmup=1))
@@ -113,12 +117,21 @@ def guard_figures(options: Options) -> list[Figure]:
         patterns = median(time_ms(lambda: guard.scan_text(joined), runs, warmup=1))
         report = guard.scan_folder(folder)
         prose_kb = report.shared_chars / 1024
-        guard._SHARED_CACHE.clear()
+        guard_content._SHARED_CACHE.clear()
         shared_ms = median(
-            time_ms(lambda: (guard._SHARED_CACHE.clear(), guard.shared_findings(joined, "x", 16 * 1024)), runs, 1)
+            time_ms(
+                lambda: (
+                    guard_content._SHARED_CACHE.clear(),
+                    guard_content.shared_findings(joined, "x", 16 * 1024),
+                ),
+                runs,
+                1,
+            )
         )
         sample = "\n".join(joined.split("\n")[:1000])
-        brute = median(time_ms(lambda: guard.scan_text(sample, prefilter=False), 1 if options.quick else 3, 0))
+        brute = median(
+            time_ms(lambda: guard.scan_text(sample, prefilter=False), 1 if options.quick else 3, 0)
+        )
         fixtures = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "skills" / "public"
         public_ms = [guard.scan_folder(p.parent).elapsed_ms for p in fixtures.rglob("SKILL.md")]
         shutil.rmtree(folder)
