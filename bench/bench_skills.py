@@ -19,6 +19,18 @@ GUARD_TARGET_MS = 150.0
 HERMES_DESCRIPTION_CHARS = 60  # Hermes Agent cuts every description to 60 characters (57 + "...")
 
 
+def cpu_ms(fn, runs: int, warmup: int = 1) -> list[float]:  # type: ignore[no-untyped-def]
+    """CPU time of each call in milliseconds: steadier than wall time on a machine shared with others."""
+    for _ in range(warmup):
+        fn()
+    samples = []
+    for _ in range(runs):
+        start = time.process_time()
+        fn()
+        samples.append((time.process_time() - start) * 1000)
+    return samples
+
+
 def _forget_caches(home: Home) -> None:
     discovery._CACHES.clear()
     SkillLibrary._rendered.clear()
@@ -113,6 +125,7 @@ def guard_figures(options: Options) -> list[Figure]:
             guard.scan_folder(folder)
 
         whole = median(time_ms(full_scan, runs, warmup=1))
+        whole_cpu = median(cpu_ms(full_scan, runs))
         joined = "\n".join(files.values())
         patterns = median(time_ms(lambda: guard.scan_text(joined), runs, warmup=1))
         report = guard.scan_folder(folder)
@@ -154,6 +167,14 @@ def guard_figures(options: Options) -> list[Figure]:
             baseline="Hermes' guard: ~1,800 ms",
             note=f"10 files; shared scanner read {prose_kb:.0f} KiB of prose",
             met=whole < GUARD_TARGET_MS,
+        ),
+        Figure(
+            f"guard, whole {lines:,}-line skill (CPU time)",
+            whole_cpu,
+            "ms",
+            target=f"< {GUARD_TARGET_MS:.0f}",
+            note="CPU time of the same scan: what it costs without other processes in the way",
+            met=whole_cpu < GUARD_TARGET_MS,
         ),
         Figure(
             "guard, shared threat scanner per KiB of prose",

@@ -298,6 +298,19 @@ def _str_list(value: Any) -> list[str]:
     return []
 
 
+def _usable_name(name: object) -> bool:
+    """A name safe to print in the index and to look up: one short line, no path characters."""
+    if not isinstance(name, str):
+        return False
+    name = name.strip()
+    return (
+        0 < len(name) <= fm.MAX_NAME_CHARS * 2
+        and name.isprintable()
+        and not any(ch.isspace() or ch in "/\\<>" for ch in name)
+        and name not in (".", "..")
+    )
+
+
 def parse_skill_file(path: Path, folder_name: str) -> dict[str, Any]:
     """Read one SKILL.md into a cacheable record; raises FrontmatterError or OSError when hopeless."""
     text, warnings = read_head(path)
@@ -307,13 +320,9 @@ def parse_skill_file(path: Path, folder_name: str) -> dict[str, Any]:
     meta = parsed.meta
     warnings += parsed.warnings + (fm.spec_warnings(meta, folder_name) if parsed.has_frontmatter else [])
     name = meta.get("name")
-    if (
-        not isinstance(name, str)
-        or not name.strip()
-        or "/" in name
-        or "\\" in name
-        or name.strip() in (".", "..")
-    ):
+    if not _usable_name(name):
+        if isinstance(name, str) and name.strip():
+            warnings.append(f"name {name[:80]!r} cannot be used as a skill name; the folder name is used")
         name = folder_name
     description = meta.get("description")
     if isinstance(description, (int, float)) and not isinstance(description, bool):
@@ -325,7 +334,7 @@ def parse_skill_file(path: Path, folder_name: str) -> dict[str, Any]:
     hermes = hermes if isinstance(hermes, dict) else {}
     return {
         "name": name.strip(),
-        "description": fm.one_line(description),
+        "description": "".join(ch for ch in fm.one_line(description) if ch.isprintable()),
         "tags": _str_list(hermes.get("tags", meta.get("tags"))),
         "related_skills": _str_list(hermes.get("related_skills", meta.get("related_skills"))),
         "platforms": _str_list(meta.get("platforms")),
