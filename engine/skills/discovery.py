@@ -45,7 +45,7 @@ IGNORED_DIRS = frozenset(
 NOT_SKILL_ROOTS = IGNORED_DIRS | frozenset(SUPPORT_DIRS)
 PLATFORMS = {"macos": "darwin", "darwin": "darwin", "linux": "linux", "windows": "win32", "win32": "win32"}
 HEAD_BYTES = 256 * 1024  # a frontmatter never needs more; huge bodies are not read for the index
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # bump when parsing changes what a record holds
 
 
 @dataclass(frozen=True)
