@@ -110,6 +110,19 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "template_vars": S(True, "Expand ${HERMES_SKILL_DIR} and ${HERMES_SESSION_ID} in skills."),
         "inline_shell": S(False, "Run !`cmd` snippets inside skills (off: shown as text)."),
         "inline_shell_timeout": S(10, "Seconds an inline skill command may run.", 1),
+        "disabled": S([], "Skill names kept out of the index and skills_list (still viewable)."),
+        "index_min_description_tokens": S(
+            12, "Shortest description the index shows; below this a skill is listed by name only.", 1
+        ),
+        "max_category_depth": S(4, "Deepest nesting of category folders searched for skills.", 1, 16),
+        "guard_max_files": S(50, "Files in one skill above which the guard reports a finding.", 1),
+        "guard_max_total_kb": S(1024, "Total size of one skill, in KiB, above which the guard warns.", 1),
+        "guard_max_file_kb": S(256, "Size of one skill file, in KiB, above which the guard warns.", 1),
+        "guard_shared_scan_kb": S(
+            16, "Prose per skill, in KiB, also read by the shared threat scanner (SKILL.md first).", 0
+        ),
+        "install_max_files": S(2000, "Files a folder may hold for `hws skills install` to copy it.", 1),
+        "install_max_mb": S(50, "Size in MiB a folder may have for `hws skills install` to copy it.", 1),
     },
     "sessions": {
         "search_limit": S(3, "Sessions returned by session_search when the model gives no limit.", 1, 10),

@@ -1,0 +1,1 @@
+"""Procedural memory: skills in the agentskills.io format, their tiers, the agent's writes, and the guard."""

@@ -1,0 +1,223 @@
+"""`hws skills install PATH`: copy a skill folder into quarantine, scan it, install it if policy allows.
+
+Installed skills are recorded in Hermes' lock file (`skills/.hub/lock.json`) with their source, trust
+level, verdict and content hash, and every step is appended to `skills/.hub/audit.log`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.atomic import atomic_write_text, file_lock
+from engine.skills import frontmatter as fm
+from engine.skills.discovery import SKILL_FILE, read_head
+from engine.skills.guard import ALLOW, Decision, GuardLimits, GuardReport, scan_folder
+from engine.skills.history import SkillHistory, new_change_id, read_for_journal
+from engine.skills.library import SkillLibrary
+from engine.skills.manage import SkillManager
+from engine.skills.usage import now_iso
+
+HUB_DIR = ".hub"
+COPY_SKIP = shutil.ignore_patterns(".git", "node_modules", "__pycache__", ".venv", "venv", ".DS_Store")
+
+
+class InstallError(Exception):
+    """The folder cannot be installed at all (not a skill, too big, bad name); the message says why."""
+
+
+@dataclass
+class InstallOutcome:
+    report: GuardReport
+    decision: Decision
+    installed: bool
+    message: str
+    path: Path | None = None
+
+
+def _measure(source: Path, max_files: int, max_bytes: int) -> None:
+    count = size = 0
+    for current, dirs, files in os.walk(source, followlinks=False):
+        dirs[:] = [d for d in dirs if d not in (".git", "node_modules", "__pycache__", ".venv", "venv")]
+        for name in files:
+            count += 1
+            try:
+                size += os.lstat(os.path.join(current, name)).st_size
+            except OSError:
+                continue
+            if count > max_files or size > max_bytes:
+                raise InstallError(
+                    f"{source} holds more than {max_files:,} files or {max_bytes // 2**20:,} MiB; "
+                    "that is not a skill folder (check the path)."
+                )
+
+
+def skill_name_of(source: Path) -> str:
+    """The name a folder installs under: its frontmatter name if valid, else the folder name."""
+    try:
+        text, _ = read_head(source / SKILL_FILE)
+        meta = fm.parse_lenient(text).meta
+    except (OSError, fm.FrontmatterError) as exc:
+        raise InstallError(f"{source / SKILL_FILE} cannot be read as a skill: {exc}") from exc
+    declared = meta.get("name")
+    if isinstance(declared, str) and fm.name_error(declared) is None:
+        return declared
+    if fm.name_error(source.name) is None:
+        return source.name
+    raise InstallError(
+        f"Neither the frontmatter name nor the folder name of {source} is a valid skill name. {fm.NAME_RULE}"
+    )
+
+
+class Installer:
+    """Installs skill folders into one home."""
+
+    def __init__(self, library: SkillLibrary, who: str = "user") -> None:
+        self.library = library
+        self.home = library.home
+        self.settings = library.settings
+        self.hub = self.home.skills / HUB_DIR
+        self.history = SkillHistory(self.home)
+        self.who = who
+
+    def scan(self, source: Path, trust: str = "community") -> GuardReport:
+        """The guard's report on a folder as it stands, installed or not."""
+        source = Path(source)
+        if not source.is_dir():
+            raise InstallError(f"{source} is not a folder.")
+        limits = GuardLimits.from_config(self.settings)
+        return scan_folder(source, source.name, "local", trust, limits)
+
+    def install(
+        self, source: Path, category: str = "", trust: str = "community", force: bool = False
+    ) -> InstallOutcome:
+        source = Path(source).expanduser()
+        if not source.is_dir():
+            raise InstallError(f"{source} is not a folder; give the path of a skill folder holding SKILL.md.")
+        if not (source / SKILL_FILE).is_file():
+            raise InstallError(f"{source} has no {SKILL_FILE}; it is not a skill folder.")
+        if category:
+            problem = fm.name_error(category, "category")
+            if problem:
+                raise InstallError(problem)
+        _measure(source, int(self.settings.install_max_files), int(self.settings.install_max_mb) * 2**20)
+        name = skill_name_of(source)
+        quarantine = self.hub / "quarantine" / f"{name}-{secrets.token_hex(4)}"
+        quarantine.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(source, quarantine, symlinks=True, ignore=COPY_SKIP)
+        try:
+            report = scan_folder(quarantine, name, "local", trust, GuardLimits.from_config(self.settings))
+            decision = report.decision(force)
+            if decision.action != ALLOW:
+                self._audit("refused", name, report, decision, source)
+                return InstallOutcome(
+                    report, decision, False, f"Skill '{name}' was not installed: {decision.reason}"
+                )
+            return self._place(quarantine, source, name, category, report, decision, force)
+        finally:
+            shutil.rmtree(quarantine, ignore_errors=True)
+
+    def _place(
+        self,
+        quarantine: Path,
+        source: Path,
+        name: str,
+        category: str,
+        report: GuardReport,
+        decision: Decision,
+        force: bool,
+    ) -> InstallOutcome:
+        manager = SkillManager(self.library, self.who, self.history)
+        with manager.lock():
+            existing = self.library.catalog().get(name)
+            tag = new_change_id()  # replacing and installing form one change in the history
+            target = self.home.skills / category / name if category else self.home.skills / name
+            replaced = None
+            if existing is not None and not existing.read_only:
+                if not force:
+                    message = (
+                        f"A skill named '{name}' already exists at {existing.skill_dir}; "
+                        "use --force to replace it (the old one is archived and stays in the history)."
+                    )
+                    return InstallOutcome(report, Decision("block", message), False, message)
+                replaced = self._retire(existing.skill_dir, name, tag)
+                target = existing.skill_dir if not category else target
+            elif target.exists():
+                message = f"{target} already exists and is not a skill; move it aside first."
+                return InstallOutcome(report, Decision("block", message), False, message)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(quarantine, target)
+            files = sorted(p for p in target.rglob("*") if p.is_file() and not p.is_symlink())
+            for path in files:
+                after = read_for_journal(path)
+                before = replaced.get(self.history.rel(path)) if replaced else None
+                if after != before:
+                    summary = f"installed from {source.resolve()} (change {tag})"
+                    self.history.record(name, path, "install", self.who, before, after, summary)
+            self._lock_entry(name, source, target, report, files)
+        self._audit("installed", name, report, decision, source)
+        shown = target.relative_to(self.home.root)
+        return InstallOutcome(report, decision, True, f"Skill '{name}' installed at {shown}.", target)
+
+    def _retire(self, folder: Path, name: str, tag: str) -> dict[str, str | None]:
+        """Archive a skill about to be replaced, journaling each of its files as deleted."""
+        old = {
+            self.history.rel(p): read_for_journal(p)
+            for p in sorted(folder.rglob("*"))
+            if p.is_file() and not p.is_symlink()
+        }
+        for rel, text in old.items():
+            summary = f"replaced by install (change {tag})"
+            self.history.record(name, self.home.root / rel, "delete", self.who, text, None, summary)
+        archive = self.home.skills / ".archive" / f"{name}.{time.strftime('%Y%m%dT%H%M%S')}"
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(folder, archive)
+        return old
+
+    def _lock_entry(
+        self, name: str, source: Path, target: Path, report: GuardReport, files: list[Path]
+    ) -> None:
+        path = self.hub / "lock.json"
+        self.hub.mkdir(parents=True, exist_ok=True)
+        with file_lock(path):
+            try:
+                data: Any = json.loads(path.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                data = {}
+            except ValueError:  # a damaged lock file is kept aside, never overwritten blind
+                os.replace(path, path.with_name(f"lock.json.bak.{int(time.time())}"))
+                data = {}
+            if not isinstance(data, dict):
+                data = {}
+            data.setdefault("version", 1)
+            installed = data.setdefault("installed", {})
+            stamp = now_iso()
+            previous = installed.get(name) if isinstance(installed.get(name), dict) else {}
+            installed[name] = {
+                "source": "local",
+                "identifier": str(source.resolve()),
+                "trust_level": report.trust,
+                "scan_verdict": report.verdict,
+                "content_hash": report.content_hash,
+                "install_path": target.relative_to(self.home.skills).as_posix(),
+                "files": [p.relative_to(target).as_posix() for p in files],
+                "metadata": {},
+                "installed_at": previous.get("installed_at", stamp),
+                "updated_at": stamp,
+            }
+            atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+    def _audit(self, what: str, name: str, report: GuardReport, decision: Decision, source: Path) -> None:
+        self.hub.mkdir(parents=True, exist_ok=True)
+        line = (
+            f"{now_iso()} {what} {name} trust={report.trust} verdict={report.verdict} "
+            f"decision={decision.action} hash={report.content_hash} source={source}\n"
+        )
+        with open(self.hub / "audit.log", "a", encoding="utf-8") as handle:
+            handle.write(line)
