@@ -211,3 +211,10 @@ def test_the_host_and_registry_do_not_import_the_sdk() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_memory_provider_status_is_the_same_command(capsys) -> None:
+    from engine.cli import main
+
+    assert main(["memory", "provider", "status"]) == 0
+    assert "No external memory provider is active" in capsys.readouterr().out

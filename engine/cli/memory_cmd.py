@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from engine.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, fail, open_home, print_json
+from engine.cli.provider_cmd import add_provider_actions
 
 TARGET_CHOICES = ("memory", "user")
 
@@ -60,6 +61,8 @@ def register(sub: Any) -> None:
     undo.add_argument("id", metavar="ID", help="journal id (or a unique prefix) from `hws memory history`")
     _json(undo)
     undo.set_defaults(handler=run_undo)
+
+    add_provider_actions(actions.add_parser("provider", help="the external memory provider (Honcho)"))
 
 
 def _target(parser: argparse.ArgumentParser) -> None:

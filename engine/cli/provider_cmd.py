@@ -12,7 +12,13 @@ from engine.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, fail, open_home
 
 
 def register(sub: Any) -> None:
-    parser = sub.add_parser("provider", help="the external memory provider (Honcho): status, identity drift")
+    add_provider_actions(
+        sub.add_parser("provider", help="the external memory provider (Honcho): status, identity drift")
+    )
+
+
+def add_provider_actions(parser: argparse.ArgumentParser) -> None:
+    """The provider actions; also mounted as `hws memory provider ...`."""
     commands = parser.add_subparsers(dest="provider_command", metavar="ACTION")
 
     status = commands.add_parser("status", help="show what is configured and whether it answers")
