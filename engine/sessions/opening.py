@@ -260,7 +260,7 @@ async def backfill(
             raise
         if on_progress is not None:
             low = int(first or 0)
-            on_progress(min(end, int(last)) - low, int(last) - low + 1)
+            on_progress(min(end - 1, int(last)) - low + 1, int(last) - low + 1)
 
 
 async def configure(conn: aiosqlite.Connection, settings: Mapping[str, Any], writable: bool) -> None:

@@ -125,7 +125,10 @@ class ParsedQuery:
 
 def normalise(text: str) -> str:
     """NFKC (full-width forms to plain ones), curly quotes to straight, control characters out."""
-    text = unicodedata.normalize("NFKC", text[:MAX_QUERY_CHARS]).translate(_QUOTES)
+    text = text[:MAX_QUERY_CHARS]
+    if text.isascii() and text.isprintable():
+        return text
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
     return "".join(ch if ch.isprintable() else " " for ch in text)
 
 

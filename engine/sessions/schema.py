@@ -11,7 +11,9 @@ Compatibility rules, because Hermes Agent may open the same file before or after
 Our two FTS5 indexes keep no copy of the text (the ~100 MB saving per 100k messages):
 - `hws_fts` (porter + unicode61) is an external-content index over `messages`' own columns;
 - `hws_fts_cjk` (trigram, contentless) indexes only messages holding CJK text, which is all a
-  substring search in those scripts needs; every other script goes through `hws_fts`.
+  substring search in those scripts needs; every other script goes through `hws_fts`. Two spaces
+  end each indexed text, so every character starts some trigram: 1- and 2-character searches are
+  then a range scan of the index's vocabulary instead of a scan of the messages.
 Both are kept in step by triggers in plain SQL, so any writer (Hermes included) keeps them right.
 A message written before the indexes existed is indexed by a resumable backfill; until it is,
 the triggers skip it (the `hws_meta` bounds below), so a concurrent writer can never make an
@@ -205,19 +207,19 @@ END;
 
 CREATE TRIGGER IF NOT EXISTS hws_fts_cjk_insert AFTER INSERT ON messages
 WHEN {_cjk("new")} AND {_indexed("new")} BEGIN
-    INSERT INTO hws_fts_cjk(rowid, content) VALUES (new.id, new.content || ' ');
+    INSERT INTO hws_fts_cjk(rowid, content) VALUES (new.id, new.content || '  ');
 END;
 CREATE TRIGGER IF NOT EXISTS hws_fts_cjk_delete AFTER DELETE ON messages
 WHEN {_cjk("old")} AND {_indexed("old")} BEGIN
-    INSERT INTO hws_fts_cjk(hws_fts_cjk, rowid, content) VALUES ('delete', old.id, old.content || ' ');
+    INSERT INTO hws_fts_cjk(hws_fts_cjk, rowid, content) VALUES ('delete', old.id, old.content || '  ');
 END;
 CREATE TRIGGER IF NOT EXISTS hws_fts_cjk_update_old AFTER UPDATE OF content ON messages
 WHEN {_cjk("old")} AND {_indexed("old")} BEGIN
-    INSERT INTO hws_fts_cjk(hws_fts_cjk, rowid, content) VALUES ('delete', old.id, old.content || ' ');
+    INSERT INTO hws_fts_cjk(hws_fts_cjk, rowid, content) VALUES ('delete', old.id, old.content || '  ');
 END;
 CREATE TRIGGER IF NOT EXISTS hws_fts_cjk_update_new AFTER UPDATE OF content ON messages
 WHEN {_cjk("new")} AND {_indexed("old")} BEGIN
-    INSERT INTO hws_fts_cjk(rowid, content) VALUES (new.id, new.content || ' ');
+    INSERT INTO hws_fts_cjk(rowid, content) VALUES (new.id, new.content || '  ');
 END;
 """
 
@@ -240,7 +242,7 @@ SELECT id, content, tool_name, tool_calls FROM messages WHERE id >= ? AND id < ?
 """
 BACKFILL_CJK_SQL = f"""
 INSERT INTO hws_fts_cjk(rowid, content)
-SELECT id, content || ' ' FROM messages WHERE id >= ? AND id < ? AND id <= ? AND {_cjk("messages")}
+SELECT id, content || '  ' FROM messages WHERE id >= ? AND id < ? AND id <= ? AND {_cjk("messages")}
 """
 
 # Counters kept by our own connection only (a TEMP trigger is invisible to other writers, which

@@ -30,6 +30,7 @@ import aiosqlite
 
 from engine.sessions import opening, schema
 from engine.sessions.errors import SessionNotFound, StoreCorrupt, StoreError, StoreReadOnly, TitleConflict
+from engine.sessions.fts import FtsIndex, SearchFilters
 from engine.sessions.ids import (
     SESSION_ID_RE,
     continuation_base,
@@ -48,10 +49,10 @@ from engine.sessions.records import (
     encode_content,
     scrub,
 )
-from engine.sessions.search import FtsIndex, Searcher, SearchFilters, SearchResult
+from engine.sessions.search import Searcher, SearchResult
 
 HIDDEN_SOURCES = ("subagent", "tool")  # sessions that are not conversations with the user
-PROGRESS_STEPS = 2000  # SQLite VM steps between checks of a search's time budget
+PROGRESS_STEPS = 20000  # SQLite VM steps between checks of a search's time budget
 MAX_CHAIN = 200  # a guard against parent cycles in a damaged database
 
 _SESSION_FIELDS = (
@@ -247,18 +248,16 @@ class SessionStore:
 
     def _words_index(self) -> FtsIndex | None:
         if self._ours_usable():
-            return FtsIndex("hws_fts", trigram=False, covers_all=True, has_text=True)
+            return FtsIndex("hws_fts", trigram=False, covers_all=True)
         if "messages_fts" in self.info.tables:  # Hermes' own index (no stems), for read-only opens
-            return FtsIndex("messages_fts", trigram=False, covers_all=True, has_text=True)
+            return FtsIndex("messages_fts", trigram=False, covers_all=True)
         return None
 
     def _cjk_index(self) -> FtsIndex | None:
         if self._ours_usable():
-            return FtsIndex(
-                "hws_fts_cjk", trigram=True, covers_all=False, has_text=False, docsize="hws_fts_cjk_docsize"
-            )
+            return FtsIndex("hws_fts_cjk", trigram=True, covers_all=False, docsize="hws_fts_cjk_docsize")
         if "messages_fts_trigram" in self.info.tables:
-            return FtsIndex("messages_fts_trigram", trigram=True, covers_all=True, has_text=True)
+            return FtsIndex("messages_fts_trigram", trigram=True, covers_all=True)
         return None
 
     def _ours_usable(self) -> bool:
