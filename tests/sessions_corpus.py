@@ -17,7 +17,11 @@ SESSIONS: list[tuple[str, list[Message]]] = [
         [
             ("user", "Morning! I have a pretty free weekend for once."),
             ("assistant", "Nice. Anything you would like to plan, or just rest?"),
-            ("user", "My friend Dana signed up for a pottery class, it starts next Tuesday evening.", "dana_pottery"),
+            (
+                "user",
+                "My friend Dana signed up for a pottery class, it starts next Tuesday evening.",
+                "dana_pottery",
+            ),
             ("assistant", "That sounds fun. Wheel throwing or hand building?"),
             ("user", "Wheel throwing at the community arts center on Elm Street.", "pottery_place"),
             ("assistant", "Great spot. Will you join her?"),
@@ -63,7 +67,11 @@ SESSIONS: list[tuple[str, list[Message]]] = [
             ("assistant", "Lovely time to visit. Do you have a place to stay?"),
             ("user", "An apartment in Alfama, near the castle.", "lisbon_stay"),
             ("assistant", "Alfama is charming but hilly; pack comfortable shoes."),
-            ("user", "My partner wants to take the tram 28 and eat pastéis de nata every day.", "lisbon_food"),
+            (
+                "user",
+                "My partner wants to take the tram 28 and eat pastéis de nata every day.",
+                "lisbon_food",
+            ),
             ("assistant", "Pastéis de Belém is the classic place for them."),
         ],
     ),
@@ -91,9 +99,17 @@ SESSIONS: list[tuple[str, list[Message]]] = [
             ("assistant", "Exciting! Is it your first marathon?"),
             ("user", "Yes, my first. My goal is to finish under four hours.", "marathon_goal"),
             ("assistant", "Then aim for about 5:40 per kilometre on race day."),
-            ("user", "My long run last Sunday was 28 kilometres and my knee hurt afterwards.", "marathon_knee"),
+            (
+                "user",
+                "My long run last Sunday was 28 kilometres and my knee hurt afterwards.",
+                "marathon_knee",
+            ),
             ("assistant", "Rest a few days and see a physio if the knee pain stays."),
-            ("user", "The physio said it is runner's knee, she gave me hip strengthening exercises.", "marathon_physio"),
+            (
+                "user",
+                "The physio said it is runner's knee, she gave me hip strengthening exercises.",
+                "marathon_physio",
+            ),
         ],
     ),
     (
@@ -165,7 +181,11 @@ SESSIONS: list[tuple[str, list[Message]]] = [
             ("assistant", "Congratulations on getting the interview! When is it?"),
             ("user", "Next Wednesday at 10 am, a system design round with two engineers.", "job_when"),
             ("assistant", "Practice designing a rate limiter and a job queue; both come up often."),
-            ("user", "I got the offer! Starting salary is 95,000 euros and I start on August 1.", "job_offer"),
+            (
+                "user",
+                "I got the offer! Starting salary is 95,000 euros and I start on August 1.",
+                "job_offer",
+            ),
             ("assistant", "Fantastic news, congratulations!"),
         ],
     ),

@@ -21,7 +21,10 @@ async def _load(path: Path) -> tuple[SessionStore, dict[str, int]]:
         if parent:
             await store.end_session(parent, "compression")
         session = await store.create_session(
-            source="cli", title=None if parent else title, parent_session_id=parent, started_at=started + n * 86400
+            source="cli",
+            title=None if parent else title,
+            parent_session_id=parent,
+            started_at=started + n * 86400,
         )
         for i, message in enumerate(messages):
             role, text = message[0], message[1]

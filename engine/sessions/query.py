@@ -88,7 +88,14 @@ class Term:
 
     def fts(self) -> str:
         """The term in FTS5 syntax; always valid, whatever characters it holds."""
-        return quote(self.text) + (" *" if self.prefix else "")
+        if not self.prefix:
+            return quote(self.text)
+        # The porter tokenizer stems a prefix too ("deploy" -> "deploi"), which would miss
+        # "deployment" (stem "deploy"): a prefix of five letters or more loses its last one.
+        text = self.text
+        if len(text) >= 5 and not self.cjk and text[-1].isalpha():
+            text = text[:-1]
+        return quote(text) + " *"
 
 
 @dataclass(frozen=True)

@@ -755,11 +755,11 @@ class SessionStore:
         chain = await self._chain_from(root.id) if root.end_reason == "compression" else [root.id]
         marks = ",".join("?" * len(chain))
         totals = await self._fetch(
-            f"SELECT sum(COALESCE(message_count, 0)), max(COALESCE(ended_at, started_at)) FROM sessions "
-            f"WHERE id IN ({marks})",
+            f"SELECT sum(COALESCE(message_count, 0)), max(started_at) FROM sessions WHERE id IN ({marks})",
             chain,
         )
         last = await self._fetch("SELECT max(timestamp) FROM messages WHERE session_id = ?", (chain[-1],))
+        # Last activity: the tip's newest message, or when the tip started if it has none yet.
         last_active = max(float(totals[0][1] or root.started_at), float(last[0][0] or 0.0))
         return Conversation(
             root=root,
