@@ -106,7 +106,7 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             300, "Most messages ranked by bm25 over all history; words matching more rank newest first.", 10
         ),
         "search_window_rows": S(
-            100, "Newest matches of each word ranked by bm25 when none is rare enough to rank them all.", 10
+            50, "Newest matches of each word ranked by bm25 when none is rare enough to rank them all.", 10
         ),
         "search_common_share": S(
             0.2, "Share of messages a word may appear in before ranking treats it as a stopword.", 0.01, 1

@@ -1,20 +1,19 @@
-"""The SQL a search runs: filtered FTS5 queries, newest-first scans, and snippets.
+"""The SQL a search runs: filtered FTS5 queries, newest-first scans, and the rows they return.
 
-Every query here runs under a deadline: SQLite's progress handler (installed by the store) calls
-`FtsQueries.progress_check`, which interrupts the statement once the deadline has passed.
+Searches run on their own read connection in their own thread (see `Searcher`), so every query
+here is synchronous and may be given a deadline: SQLite's progress handler calls
+`FtsQueries.progress_check`, which interrupts the running statement once the deadline has passed.
+Only search queries ever run on that connection, so the deadline can stop nothing else.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
 import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import aiosqlite
 
 from engine.sessions.records import content_text, decode_content
 from engine.sessions.snippets import Highlighter
@@ -84,13 +83,10 @@ class Interrupted(Exception):
 class FtsQueries:
     """Query building blocks on one connection; `Searcher` decides which to run."""
 
-    def __init__(self, conn: aiosqlite.Connection, message_columns: set[str], lock: asyncio.Lock) -> None:
+    def __init__(self, conn: sqlite3.Connection, message_columns: set[str]) -> None:
         self.conn = conn
         self.columns = message_columns
         self.deadline: float | None = None
-        # The store's statement lock: while a deadline is set no other statement (an append, say)
-        # can reach the connection, so the progress handler only ever stops a search's own query.
-        self.lock = lock
         self._vocabs: set[str] = set()
 
     def progress_check(self) -> int:
@@ -98,19 +94,18 @@ class FtsQueries:
         deadline = self.deadline
         return 1 if deadline is not None and time.perf_counter() > deadline else 0
 
-    async def fetch(self, sql: str, params: Sequence[Any], deadline: float | None = None) -> list[Any]:
+    def fetch(self, sql: str, params: Sequence[Any], deadline: float | None = None) -> list[Any]:
         if deadline is not None and time.perf_counter() > deadline:
             raise Interrupted
-        async with self.lock:
-            self.deadline = deadline
-            try:
-                return list(await self.conn.execute_fetchall(sql, params))
-            except sqlite3.OperationalError as exc:
-                if "interrupt" in str(exc).lower():
-                    raise Interrupted from exc
-                raise
-            finally:
-                self.deadline = None
+        self.deadline = deadline
+        try:
+            return self.conn.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "interrupt" in str(exc).lower():
+                raise Interrupted from exc
+            raise
+        finally:
+            self.deadline = None
 
     def filter_sql(self, filters: SearchFilters) -> tuple[str, list[Any], bool]:
         """Conditions on message `m` (and session `s`); True when `sessions` must be joined."""
@@ -164,7 +159,7 @@ class FtsQueries:
         """Rows of (id, score, session, role, time, tool, content), the content made a snippet."""
         return [Row(r[0], float(r[1]), r[2], r[3], r[4], r[5], marker.snippet(_text(r))) for r in raw]
 
-    async def bm25(
+    def bm25(
         self,
         index: FtsIndex,
         expr: str,
@@ -179,10 +174,10 @@ class FtsQueries:
         # hundred rows the planner lets through.
         sql, params = self._select(index, f"-bm25({index.table})", filters)
         sql += " ORDER BY 2 DESC LIMIT ?"
-        raw = await self.fetch(sql, [expr, *bounds, *params, limit], deadline)
+        raw = self.fetch(sql, [expr, *bounds, *params, limit], deadline)
         return self.rows(raw, marker)
 
-    async def newest(
+    def newest(
         self,
         index: FtsIndex,
         expr: str,
@@ -195,10 +190,10 @@ class FtsQueries:
         """The newest `limit` messages matching `expr` inside the id bounds."""
         sql, params = self._select(index, "0.0", filters)
         sql += f" ORDER BY {index.table}.rowid DESC LIMIT ?"
-        raw = await self.fetch(sql, [expr, *bounds, *params, limit], deadline)
+        raw = self.fetch(sql, [expr, *bounds, *params, limit], deadline)
         return self.rows(raw, marker)
 
-    async def newest_in_chunks(
+    def newest_in_chunks(
         self,
         index: FtsIndex,
         expr: str,
@@ -210,13 +205,13 @@ class FtsQueries:
     ) -> Found:
         """Newest matches one id window at a time, so a deadline keeps what was already found."""
         found = Found()
-        low, top = await self.clamp(bounds)
+        low, top = self.clamp(bounds)
         size = FIRST_CHUNK
         while top >= low and len(found.rows) < limit:
             bottom = max(low, top - size + 1)
             try:
                 found.rows.extend(
-                    await self.newest(
+                    self.newest(
                         index, expr, filters, limit - len(found.rows), (bottom, top), deadline, marker
                     )
                 )
@@ -226,7 +221,7 @@ class FtsQueries:
             top, size = bottom - 1, size * 2
         return found
 
-    async def short_cjk(
+    def short_cjk(
         self,
         index: FtsIndex,
         needle: str,
@@ -241,7 +236,7 @@ class FtsQueries:
         Every character of an indexed text starts a trigram, so the trigrams that begin with
         `needle` are exactly its occurrences: one range scan of the index's vocabulary finds them.
         """
-        vocab = await self.instance_vocab(index)
+        vocab = self.instance_vocab(index)
         where, params, join = self.filter_sql(filters)
         sessions = " JOIN sessions s ON s.id = m.session_id" if join else ""
         prefix = needle.lower()
@@ -251,21 +246,21 @@ class FtsQueries:
             f"AND doc BETWEEN ? AND ? GROUP BY doc) d JOIN messages m ON m.id = d.doc{sessions} "
             f"WHERE 1{where} ORDER BY d.n DESC, d.doc DESC LIMIT ?"
         )
-        raw = await self.fetch(sql, [prefix, prefix + "\U0010ffff", *bounds, *params, limit], deadline)
+        raw = self.fetch(sql, [prefix, prefix + "\U0010ffff", *bounds, *params, limit], deadline)
         return self.rows(raw, marker)
 
-    async def instance_vocab(self, index: FtsIndex) -> str:
+    def instance_vocab(self, index: FtsIndex) -> str:
         """A per-connection fts5vocab table listing every (term, message) of `index`."""
         name = f"temp.{index.table}_instances"
         if name not in self._vocabs:
-            await self.fetch(
+            self.fetch(
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS {name} USING fts5vocab(main, {index.table}, 'instance')",
                 (),
             )
             self._vocabs.add(name)
         return name
 
-    async def substring_scan(
+    def substring_scan(
         self,
         needles: Sequence[str],
         filters: SearchFilters,
@@ -286,7 +281,7 @@ class FtsQueries:
             else ("messages m", "m.id")
         )
         found = Found(plan=[f"substring scan for {', '.join(needles)}"])
-        low, top = await self.clamp(bounds)
+        low, top = self.clamp(bounds)
         size = FIRST_CHUNK * 2
         while top >= low and len(found.rows) < limit:
             bottom = max(low, top - size + 1)
@@ -296,9 +291,7 @@ class FtsQueries:
                 f"ORDER BY {key} DESC LIMIT ?"
             )
             try:
-                raw = await self.fetch(
-                    sql, [bottom, top, *patterns, *params, limit - len(found.rows)], deadline
-                )
+                raw = self.fetch(sql, [bottom, top, *patterns, *params, limit - len(found.rows)], deadline)
             except Interrupted:
                 found.partial = True
                 break
@@ -306,12 +299,12 @@ class FtsQueries:
             top, size = bottom - 1, size * 2
         return found
 
-    async def clamp(self, bounds: tuple[int, int]) -> tuple[int, int]:
+    def clamp(self, bounds: tuple[int, int]) -> tuple[int, int]:
         """Bounds whose top is no higher than the newest message id (windows start there)."""
-        rows = await self.fetch("SELECT max(id) FROM messages", ())
+        rows = self.fetch("SELECT max(id) FROM messages", ())
         return bounds[0], min(bounds[1], int(rows[0][0] or 0))
 
-    async def bounds(self, filters: SearchFilters) -> tuple[int, int] | None:
+    def bounds(self, filters: SearchFilters) -> tuple[int, int] | None:
         """The message id range the date and session filters allow (None: nothing can match).
 
         Ids grow with time, so a date range becomes an id range through the timestamp index; the
@@ -330,7 +323,7 @@ class FtsQueries:
             parts.append(f"(SELECT min(id) FROM messages WHERE session_id IN ({marks}))")
             parts.append(f"(SELECT max(id) FROM messages WHERE session_id IN ({marks}))")
             params.extend(filters.session_ids * 2)
-        values = list((await self.fetch(f"SELECT {', '.join(parts)}", params))[0])
+        values = list((self.fetch(f"SELECT {', '.join(parts)}", params))[0])
         top = values.pop(0)
         if top is None:
             return None

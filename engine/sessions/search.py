@@ -2,13 +2,14 @@
 
 FTS5's bm25 costs about 3 µs per matching row plus one pass over every query phrase's whole
 posting list (for the IDF), so ranking a word found in 70 % of 100k messages takes 60-80 ms, and
-ranking a phrase of two such words scans both lists. The planner first counts, in one statement,
-at most `search_rank_rows + 1` of the newest matches of each word (cheap whatever the word), then:
+ranking a phrase of two such words scans both lists. The planner first samples, in one statement,
+at most `search_window_rows + 1` of the newest matches of each word (cheap whatever the word),
+which tells how many it matches (exactly, or estimated from their density), then:
 
-- ranks exactly by bm25 when the rarest words ("anchors") match at most `search_rank_rows`
-  messages in all, adding the broader words to the ranking expression but not to the matched set;
-- otherwise ranks by bm25 only the newest matches (an id window holding `search_window_rows`
-  of each word's matches);
+- ranks exactly by bm25 when the rarest words ("anchors") match about `search_rank_rows`
+  messages or fewer in all, adding the broader words to the ranking expression but not to the
+  matched set;
+- otherwise ranks by bm25 only the newest matches (the id window holding the sampled ones);
 - treats words found in more than `search_common_share` of the messages as stopwords for ranking,
   and lists the newest messages holding them when nothing else is left;
 - finds phrases made only of such common words newest first, window by window;
@@ -19,12 +20,13 @@ at most `search_rank_rows + 1` of the newest matches of each word (cheap whateve
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
-
-import aiosqlite
 
 from engine.sessions.fts import (
     Found,
@@ -40,6 +42,7 @@ from engine.sessions.snippets import Highlighter
 RRF_K = 60  # reciprocal-rank fusion constant for merging separately ranked lists
 UNBOUNDED = (0, 2**62)
 PLAN_SHARE = 0.6  # share of the time budget for counting and ranking; the rest for fallbacks
+PROGRESS_STEPS = 20000  # SQLite VM steps between checks of a search's deadline
 
 
 @dataclass(frozen=True)
@@ -84,8 +87,8 @@ class _Unit:
     label: str
     words: tuple[str, ...] = ()  # the words of a multi-word phrase (counted on their own first)
     count: int = 0
-    floor: int = 0  # id of the oldest of the counted newest matches
-    window_floor: int = 0  # about the id of the oldest of the newest `search_window_rows` matches
+    floor: int = 0  # id of the oldest of the sampled newest matches
+    window_floor: int = 0  # id of the oldest of the newest `search_window_rows` matches
     estimate: float = 0.0  # matches in the whole range, extrapolated when the count was capped
 
 
@@ -100,47 +103,70 @@ class Searcher:
 
     def __init__(
         self,
-        conn: aiosqlite.Connection,
+        path: Path,
         *,
         words: FtsIndex | None,
         cjk: FtsIndex | None,
         message_columns: set[str],
         settings: Mapping[str, Any],
-        lock: asyncio.Lock,
     ) -> None:
-        self.q = FtsQueries(conn, message_columns, lock)
+        self.path = path
         self.words = words
         self.cjk = cjk
+        self.columns = message_columns
         self.rank_rows = int(settings["search_rank_rows"])
         self.window_rows = min(self.rank_rows, int(settings["search_window_rows"]))
         self.common_share = float(settings["search_common_share"])
         self.budget_s = float(settings["search_budget_ms"]) / 1000
-
-    def progress_check(self) -> int:
-        return self.q.progress_check()
+        self.busy_timeout_ms = int(settings["busy_timeout_ms"])
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hws-search")
+        self._q: FtsQueries | None = None  # created in the search thread, used only there
 
     async def search(self, query: ParsedQuery, filters: SearchFilters, limit: int) -> SearchResult:
-        """The best `limit` messages for `query` under `filters`."""
+        """The best `limit` messages for `query` under `filters`.
+
+        The whole plan (counts, ranking, fills) runs in one hop to the search thread, on a
+        read-only connection of its own: WAL lets it read while the store's connection writes.
+        """
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._thread, self._search, query, filters, limit)
+
+    async def close(self) -> None:
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._thread, self._disconnect)
+        self._thread.shutdown(wait=True)
+
+    @property
+    def q(self) -> FtsQueries:
+        if self._q is None:
+            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
+            conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
+            self._q = FtsQueries(conn, self.columns)
+            conn.set_progress_handler(self._q.progress_check, PROGRESS_STEPS)
+        return self._q
+
+    def _disconnect(self) -> None:
+        if self._q is not None:
+            self._q.conn.close()
+            self._q = None
+
+    def _search(self, query: ParsedQuery, filters: SearchFilters, limit: int) -> SearchResult:
         if query.empty or limit <= 0:
             return SearchResult(query=query, hits=())
         start = time.perf_counter()
         budget = _Budget(plan=start + self.budget_s * PLAN_SHARE, final=start + self.budget_s)
         bounds: tuple[int, int] | None = UNBOUNDED
         if filters.narrows_ids:
-            bounds = await self.q.bounds(filters)
+            bounds = self.q.bounds(filters)
             if bounds is None:
                 return SearchResult(query=query, hits=(), plan=("no messages in the filtered range",))
         marker = Highlighter(query.terms)
         parts: list[Found] = []
         for index, units, needles in self._split(query):
             if index is not None and units:
-                parts.append(
-                    await self._search_index(index, units, query, filters, limit, bounds, budget, marker)
-                )
+                parts.append(self._search_index(index, units, query, filters, limit, bounds, budget, marker))
             if needles:
-                parts.append(
-                    await self.q.substring_scan(needles, filters, limit, bounds, budget.final, marker)
-                )
+                parts.append(self.q.substring_scan(needles, filters, limit, bounds, budget.final, marker))
         rows = _fuse([p.rows for p in parts if p.rows], limit)
         hits = tuple(
             SearchHit(r.rowid, r.session_id, r.role, r.timestamp, r.snippet, r.score, r.tool_name)
@@ -181,7 +207,7 @@ class Searcher:
 
     # -- one index
 
-    async def _search_index(
+    def _search_index(
         self,
         index: FtsIndex,
         units: list[_Unit],
@@ -196,31 +222,27 @@ class Searcher:
         short = [u for u in units if index.trigram and len(u.label) <= 2]
         ready = [u for u in units if u not in short]
         if short:
-            found.add(await self._short_cjk(index, short, filters, limit, bounds, budget, marker))
+            found.add(self._short_cjk(index, short, filters, limit, bounds, budget, marker))
         if not ready:
             return found
         if query.boolean:
             expr = ready[0].expr
-            found.add(
-                await self.q.newest_in_chunks(index, expr, filters, limit, bounds, budget.final, marker)
-            )
+            found.add(self.q.newest_in_chunks(index, expr, filters, limit, bounds, budget.final, marker))
             found.plan.append(f"{index.table}: boolean query, newest matches first")
             return found
         try:
-            ranked = await self._rank(index, ready, filters, limit, bounds, budget, marker)
+            ranked = self._rank(index, ready, filters, limit, bounds, budget, marker)
         except Interrupted:
             ranked = None
         if ranked is None:
             expr = " OR ".join(f"({u.expr})" for u in ready)
-            found.add(
-                await self.q.newest_in_chunks(index, expr, filters, limit, bounds, budget.final, marker)
-            )
+            found.add(self.q.newest_in_chunks(index, expr, filters, limit, bounds, budget.final, marker))
             found.plan.append(f"{index.table}: over the planning budget, newest matches first")
             return found
         found.add(ranked)
         return found
 
-    async def _short_cjk(
+    def _short_cjk(
         self,
         index: FtsIndex,
         units: list[_Unit],
@@ -234,10 +256,10 @@ class Searcher:
         lists = []
         for unit in units:
             try:
-                rows = await self.q.short_cjk(index, unit.label, filters, limit, bounds, budget.final, marker)
+                rows = self.q.short_cjk(index, unit.label, filters, limit, bounds, budget.final, marker)
                 found.plan.append(f"{index.table}: occurrences of {unit.label} from the trigram vocabulary")
             except Interrupted:
-                scan = await self.q.substring_scan(
+                scan = self.q.substring_scan(
                     [unit.label], filters, limit, bounds, budget.final, marker, index.docsize
                 )
                 found.partial |= scan.partial
@@ -247,37 +269,40 @@ class Searcher:
         found.rows = _fuse([rows for rows in lists if rows], limit)
         return found
 
-    async def _count(
-        self, index: FtsIndex, units: list[_Unit], bounds: tuple[int, int], deadline: float
-    ) -> int:
-        """Count each unit's newest matches (at most rank_rows + 1); returns the highest message id."""
+    def _count(self, index: FtsIndex, units: list[_Unit], bounds: tuple[int, int], deadline: float) -> int:
+        """Sample each unit's newest matches (at most window_rows + 1); returns the highest message id.
+
+        Fewer than that are all its matches. Otherwise the id span they cover gives both the window
+        to rank when the unit is not rare, and an estimate of all its matches (their density times
+        the searched span), which decides whether it is rare enough to rank all of them.
+        """
         table = index.table
         one = (
             f"SELECT ?, count(*), min(rowid), (SELECT max(id) FROM messages) FROM "
             f"(SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid BETWEEN ? AND ? "
             f"ORDER BY rowid DESC LIMIT ?)"
         )
+        sample = self.window_rows + 1
         params: list[Any] = []
         for i, unit in enumerate(units):
-            params.extend((i, unit.expr, *bounds, self.rank_rows + 1))
+            params.extend((i, unit.expr, *bounds, sample))
         top = 0
-        rows = await self.q.fetch(" UNION ALL ".join([one] * len(units)), params, deadline)
+        rows = self.q.fetch(" UNION ALL ".join([one] * len(units)), params, deadline)
         for i, count, floor, highest in rows:
             units[i].count, units[i].floor = int(count), int(floor or 0)
             top = int(highest or 0)
         high = min(bounds[1], top)
         span = max(1, high - bounds[0] + 1)
         for unit in units:
-            if unit.count <= self.rank_rows:
+            if unit.count < sample:
                 unit.estimate = float(unit.count)
                 unit.window_floor = bounds[0]
             else:
                 unit.estimate = unit.count * span / max(1, high - unit.floor + 1)
-                # Matches are spread about evenly over the counted span: scale it to window_rows.
-                unit.window_floor = high - (high - unit.floor) * self.window_rows // unit.count
+                unit.window_floor = unit.floor
         return high
 
-    async def _rank(
+    def _rank(
         self,
         index: FtsIndex,
         units: list[_Unit],
@@ -294,30 +319,28 @@ class Searcher:
         for unit in units:
             for word in unit.words:
                 singles.setdefault(quote(word), _Unit(quote(word), word))
-        high = await self._count(index, list(singles.values()), bounds, budget.plan)
+        high = self._count(index, list(singles.values()), bounds, budget.plan)
         bounds = (bounds[0], high)
         common_at = max(self.rank_rows, self.common_share * max(1, high - bounds[0] + 1))
         phrases = [u for u in units if u.words]
         costly = [u for u in phrases if min(singles[quote(w)].estimate for w in u.words) > common_at]
         cheap = [u for u in phrases if u not in costly]
         if cheap:
-            await self._count(index, cheap, bounds, budget.plan)
+            self._count(index, cheap, bounds, budget.plan)
         found = Found()
         rankable = [u for u in units if not u.words] + cheap
         if rankable:
-            found.add(
-                await self._rank_units(index, rankable, common_at, filters, limit, bounds, budget, marker)
-            )
+            found.add(self._rank_units(index, rankable, common_at, filters, limit, bounds, budget, marker))
         if costly:
             expr = " OR ".join(f"({u.expr})" for u in costly)
-            newest = await self.q.newest_in_chunks(index, expr, filters, limit, bounds, budget.final, marker)
+            newest = self.q.newest_in_chunks(index, expr, filters, limit, bounds, budget.final, marker)
             names = ", ".join(u.label for u in costly)
             found.plan.append(f"{table}: phrase of common words ({names}), newest matches first")
             found.partial |= newest.partial
             found.rows = _fuse([r for r in (found.rows, newest.rows) if r], limit)
         return found
 
-    async def _rank_units(
+    def _rank_units(
         self,
         index: FtsIndex,
         units: list[_Unit],
@@ -335,12 +358,12 @@ class Searcher:
         useful = sorted((u for u in live if u.estimate <= common_at), key=lambda u: u.estimate)
         common = [u for u in live if u.estimate > common_at]
         anchors: list[_Unit] = []
-        total = 0
+        total = 0.0
         for unit in useful:
-            if total + unit.count > self.rank_rows:
+            if total + unit.estimate > self.rank_rows:
                 break
             anchors.append(unit)
-            total += unit.count
+            total += unit.estimate
         boosters = useful[len(anchors) :]
         ignored = f"; too common to rank: {', '.join(u.label for u in common)}" if common else ""
         found = Found()
@@ -349,28 +372,24 @@ class Searcher:
             expr = core
             if boosters:
                 expr = f"({core}) AND ({core} OR {' OR '.join(f'({u.expr})' for u in boosters)})"
-            found.rows = await self.q.bm25(index, expr, filters, limit, bounds, budget.plan, marker)
+            found.rows = self.q.bm25(index, expr, filters, limit, bounds, budget.plan, marker)
             names = ", ".join(u.label for u in anchors)
             found.plan.append(f"{table}: bm25 over every match of {names}{ignored}")
         elif useful:
             floor = max(u.window_floor for u in useful)
             expr = " OR ".join(f"({u.expr})" for u in useful)
-            found.rows = await self.q.bm25(
-                index, expr, filters, limit, (floor, bounds[1]), budget.plan, marker
-            )
+            found.rows = self.q.bm25(index, expr, filters, limit, (floor, bounds[1]), budget.plan, marker)
             found.plan.append(f"{table}: bm25 over the newest matches (from message {floor}){ignored}")
         else:
             expr = " AND ".join(f"({u.expr})" for u in common)
-            found.rows = await self.q.newest(index, expr, filters, limit, bounds, budget.plan, marker)
+            found.rows = self.q.newest(index, expr, filters, limit, bounds, budget.plan, marker)
             found.plan.append(f"{table}: only common terms, newest matches first")
         if len(found.rows) < limit and (boosters or common or not anchors) and len(live) + bool(anchors) > 1:
             # Too few hits (filters, or terms outside the ranked set): add the newest of the rest.
             seen = {r.rowid for r in found.rows}
             expr = " OR ".join(f"({u.expr})" for u in live)
             try:
-                more = await self.q.newest(
-                    index, expr, filters, limit + len(seen), bounds, budget.final, marker
-                )
+                more = self.q.newest(index, expr, filters, limit + len(seen), bounds, budget.final, marker)
             except Interrupted:
                 found.partial = True
                 return found

@@ -55,8 +55,6 @@ from engine.sessions.records import (
 )
 from engine.sessions.search import Searcher, SearchResult
 
-PROGRESS_STEPS = 20000  # SQLite VM steps between checks of a search's time budget
-
 # Hermes' per-model usage table (schema 20+), kept in step so its insights see our sessions too.
 _USAGE_UPSERT = """
 INSERT INTO session_model_usage (session_id, model, api_call_count, input_tokens, output_tokens,
@@ -91,18 +89,17 @@ class SessionStore(LineageMixin):
         self.info = info
         self.settings = settings
         self._known_sessions: set[str] = set()
-        # One statement (or transaction) at a time from this store's coroutines: a write never lands
-        # inside another's BEGIN ... COMMIT, nor runs while a search's deadline is armed.
+        # One statement (or transaction) at a time from this store's coroutines, so a write never
+        # lands inside another's BEGIN ... COMMIT.
         self._lock = asyncio.Lock()
         self._session_select = self._select_list("sessions", SESSION_FIELDS)
         self._message_select = self._select_list("messages", MESSAGE_FIELDS)
         self.searcher = Searcher(
-            conn,
+            path,
             words=self._words_index(),
             cjk=self._cjk_index(),
             message_columns=info.columns.get("messages", set()),
             settings=settings,
-            lock=self._lock,
         )
 
     # -- opening and closing
@@ -163,9 +160,7 @@ class SessionStore(LineageMixin):
         except BaseException:
             await conn.close()
             raise
-        store = cls(conn, path, info, settings)
-        await conn.set_progress_handler(store.searcher.progress_check, PROGRESS_STEPS)
-        return store
+        return cls(conn, path, info, settings)
 
     @staticmethod
     async def _probe(path: Path, settings: Mapping[str, Any]) -> SchemaInfo:
@@ -181,6 +176,7 @@ class SessionStore(LineageMixin):
 
     async def close(self) -> None:
         """Checkpoint the WAL into the main file (best effort) and close."""
+        await self.searcher.close()
         async with self._lock:
             try:
                 if not self.read_only:
