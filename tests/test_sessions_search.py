@@ -252,7 +252,7 @@ async def test_common_words_in_a_question_do_not_drown_the_rare_one(big: Session
 
 async def test_a_phrase_of_common_words_is_found_newest_first(big: SessionStore) -> None:
     result = await big.search('"w0 w1"', limit=5)
-    assert any("phrase of common words" in step for step in result.plan)
+    assert any("phrase of frequent words" in step for step in result.plan)
     conn = sqlite3.connect(big.path)
     expected = [
         r[0]

@@ -11,9 +11,12 @@ from engine.sessions.errors import (
 from engine.sessions.query import ParsedQuery, parse
 from engine.sessions.records import Conversation, MessageRecord, SessionRecord
 from engine.sessions.search import SearchHit, SearchResult
+from engine.sessions.session_search import RECAP_INSTRUCTIONS, SESSION_SEARCH_SCHEMA, session_search
 from engine.sessions.store import SessionStore
 
 __all__ = [
+    "RECAP_INSTRUCTIONS",
+    "SESSION_SEARCH_SCHEMA",
     "Conversation",
     "MessageRecord",
     "ParsedQuery",
@@ -28,4 +31,5 @@ __all__ = [
     "StoreReadOnly",
     "TitleConflict",
     "parse",
+    "session_search",
 ]

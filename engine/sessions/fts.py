@@ -27,8 +27,9 @@ class FtsIndex:
 
     table: str
     trigram: bool
-    covers_all: bool  # every message is in it (else: only messages holding CJK)
-    docsize: str | None = None  # the table listing its rowids, for scans of a contentless index
+    # Set for our CJK index, which holds only messages with CJK text: its rowid table, so a scan
+    # for a substring can visit those messages only.
+    docsize: str | None = None
 
 
 @dataclass(frozen=True)
@@ -202,23 +203,32 @@ class FtsQueries:
         bounds: tuple[int, int],
         deadline: float,
         marker: Highlighter,
+        chunk: int = 0,
     ) -> Found:
-        """Newest matches one id window at a time, so a deadline keeps what was already found."""
+        """Newest matches one id window at a time, so a deadline keeps what was already found.
+
+        Each window is read in ascending order and its newest rows kept: FTS5 walks a phrase
+        backwards until it finds a match, wherever that is, but forwards it stops at the window's
+        end. SQLite can only stop a statement between its own steps, not inside that walk, so
+        windows must also be small enough to finish quickly: `chunk` ids when the caller knows
+        how dense the query's rarest word is, else windows doubling from FIRST_CHUNK.
+        """
         found = Found()
         low, top = self.clamp(bounds)
-        size = FIRST_CHUNK
+        size = chunk or FIRST_CHUNK
+        table = index.table
+        sql, params = self._select(index, "0.0", filters)
+        sql += f" ORDER BY {table}.rowid"
         while top >= low and len(found.rows) < limit:
             bottom = max(low, top - size + 1)
             try:
-                found.rows.extend(
-                    self.newest(
-                        index, expr, filters, limit - len(found.rows), (bottom, top), deadline, marker
-                    )
-                )
+                raw = self.fetch(sql, [expr, bottom, top, *params], deadline)
             except Interrupted:
                 found.partial = True
                 break
-            top, size = bottom - 1, size * 2
+            found.rows.extend(self.rows(raw[::-1][: limit - len(found.rows)], marker))
+            top = bottom - 1
+            size = size if chunk else size * 2
         return found
 
     def short_cjk(
@@ -231,22 +241,28 @@ class FtsQueries:
         deadline: float,
         marker: Highlighter,
     ) -> list[Row]:
-        """Messages holding a 1- or 2-character CJK string, most occurrences first, then newest.
+        """The newest messages holding a 1- or 2-character CJK string.
 
         Every character of an indexed text starts a trigram, so the trigrams that begin with
-        `needle` are exactly its occurrences: one range scan of the index's vocabulary finds them.
+        `needle` are exactly its occurrences: a range of the index's vocabulary lists them. The
+        newest occurrences are kept (a bounded sort) and only their messages are read; if filters
+        leave too few, a wider slice of occurrences is tried.
         """
         vocab = self.instance_vocab(index)
-        where, params, join = self.filter_sql(filters)
+        where, filter_params, join = self.filter_sql(filters)
         sessions = " JOIN sessions s ON s.id = m.session_id" if join else ""
         prefix = needle.lower()
-        sql = (
-            f"SELECT d.doc, d.n, m.session_id, m.role, m.timestamp, m.tool_name, m.content "
-            f"FROM (SELECT doc, count(*) AS n FROM {vocab} WHERE term >= ? AND term < ? "
-            f"AND doc BETWEEN ? AND ? GROUP BY doc) d JOIN messages m ON m.id = d.doc{sessions} "
-            f"WHERE 1{where} ORDER BY d.n DESC, d.doc DESC LIMIT ?"
-        )
-        raw = self.fetch(sql, [prefix, prefix + "\U0010ffff", *bounds, *params, limit], deadline)
+        raw: list[Any] = []
+        for inner in (limit * 10, limit * 100, -1):
+            sql = (
+                f"SELECT m.id, 0.0, m.session_id, m.role, m.timestamp, m.tool_name, m.content FROM "
+                f"(SELECT doc FROM {vocab} WHERE term >= ? AND term <= ? AND doc BETWEEN ? AND ? "
+                f"ORDER BY doc DESC LIMIT {inner}) d JOIN messages m ON m.id = d.doc{sessions} "
+                f"WHERE 1{where} GROUP BY m.id ORDER BY m.id DESC LIMIT ?"
+            )
+            raw = self.fetch(sql, [prefix, prefix + "\U0010ffff", *bounds, *filter_params, limit], deadline)
+            if len(raw) >= limit:
+                break
         return self.rows(raw, marker)
 
     def instance_vocab(self, index: FtsIndex) -> str:

@@ -12,7 +12,7 @@ which tells how many it matches (exactly, or estimated from their density), then
 - otherwise ranks by bm25 only the newest matches (the id window holding the sampled ones);
 - treats words found in more than `search_common_share` of the messages as stopwords for ranking,
   and lists the newest messages holding them when nothing else is left;
-- finds phrases made only of such common words newest first, window by window;
+- finds phrases with no rare word newest first, window by window;
 - searches CJK through the trigram index (1- and 2-character terms through its vocabulary);
 - stops at `search_budget_ms`, returning the newest matches found so far, marked `partial`.
 """
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.sessions.fts import (
+    FIRST_CHUNK,
     Found,
     FtsIndex,
     FtsQueries,
@@ -43,6 +44,7 @@ RRF_K = 60  # reciprocal-rank fusion constant for merging separately ranked list
 UNBOUNDED = (0, 2**62)
 PLAN_SHARE = 0.6  # share of the time budget for counting and ranking; the rest for fallbacks
 PROGRESS_STEPS = 20000  # SQLite VM steps between checks of a search's deadline
+PHRASE_CHUNK_MATCHES = 500  # matches of its rarest word per window when a phrase is read newest first
 
 
 @dataclass(frozen=True)
@@ -257,7 +259,7 @@ class Searcher:
         for unit in units:
             try:
                 rows = self.q.short_cjk(index, unit.label, filters, limit, bounds, budget.final, marker)
-                found.plan.append(f"{index.table}: occurrences of {unit.label} from the trigram vocabulary")
+                found.plan.append(f"{index.table}: newest occurrences of {unit.label} (trigram vocabulary)")
             except Interrupted:
                 scan = self.q.substring_scan(
                     [unit.label], filters, limit, bounds, budget.final, marker, index.docsize
@@ -322,8 +324,12 @@ class Searcher:
         high = self._count(index, list(singles.values()), bounds, budget.plan)
         bounds = (bounds[0], high)
         common_at = max(self.rank_rows, self.common_share * max(1, high - bounds[0] + 1))
+        # A phrase costs a walk of its rarest word's postings (to count, and again for bm25's IDF),
+        # so only phrases with a rare word are ranked; the others are read newest first, in
+        # windows sized to hold a bounded number of that word's matches.
         phrases = [u for u in units if u.words]
-        costly = [u for u in phrases if min(singles[quote(w)].estimate for w in u.words) > common_at]
+        rarest = {id(u): min(singles[quote(w)].estimate for w in u.words) for u in phrases}
+        costly = [u for u in phrases if rarest[id(u)] > self.rank_rows]
         cheap = [u for u in phrases if u not in costly]
         if cheap:
             self._count(index, cheap, bounds, budget.plan)
@@ -333,9 +339,14 @@ class Searcher:
             found.add(self._rank_units(index, rankable, common_at, filters, limit, bounds, budget, marker))
         if costly:
             expr = " OR ".join(f"({u.expr})" for u in costly)
-            newest = self.q.newest_in_chunks(index, expr, filters, limit, bounds, budget.final, marker)
+            span = max(1, high - bounds[0] + 1)
+            density = max(rarest[id(u)] for u in costly) / span
+            chunk = max(FIRST_CHUNK, int(PHRASE_CHUNK_MATCHES / max(density, 1e-9)))
+            newest = self.q.newest_in_chunks(
+                index, expr, filters, limit, bounds, budget.final, marker, chunk=chunk
+            )
             names = ", ".join(u.label for u in costly)
-            found.plan.append(f"{table}: phrase of common words ({names}), newest matches first")
+            found.plan.append(f"{table}: phrase of frequent words ({names}), newest matches first")
             found.partial |= newest.partial
             found.rows = _fuse([r for r in (found.rows, newest.rows) if r], limit)
         return found

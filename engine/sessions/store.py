@@ -215,16 +215,16 @@ class SessionStore(LineageMixin):
 
     def _words_index(self) -> FtsIndex | None:
         if self._ours_usable():
-            return FtsIndex("hws_fts", trigram=False, covers_all=True)
+            return FtsIndex("hws_fts", trigram=False)
         if "messages_fts" in self.info.tables:  # Hermes' own index (no stems), for read-only opens
-            return FtsIndex("messages_fts", trigram=False, covers_all=True)
+            return FtsIndex("messages_fts", trigram=False)
         return None
 
     def _cjk_index(self) -> FtsIndex | None:
         if self._ours_usable():
-            return FtsIndex("hws_fts_cjk", trigram=True, covers_all=False, docsize="hws_fts_cjk_docsize")
+            return FtsIndex("hws_fts_cjk", trigram=True, docsize="hws_fts_cjk_docsize")
         if "messages_fts_trigram" in self.info.tables:
-            return FtsIndex("messages_fts_trigram", trigram=True, covers_all=True)
+            return FtsIndex("messages_fts_trigram", trigram=True)
         return None
 
     def _ours_usable(self) -> bool:
