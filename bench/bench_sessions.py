@@ -1,7 +1,14 @@
 """Session store figures (issue 4): search speed over a mixed query set, append cost, file size.
 
 The database is synthetic (see `bench/sessions_data.py`): 2,000 sessions x 50 messages of ~300
-characters at full size, 400 x 50 with `--quick`, and 20,000 x 50 more with `--large`.
+characters at full size, 400 x 50 with `--quick`, and 20,000 x 50 more with `--large`; it is
+written one committed message at a time, as the store writes, and kept in `bench/results/cache/`.
+The 50 queries: 10 rare, 10 medium and 8 very common words, 8 phrases (two of very common words),
+10 CJK strings of 2 to 5 characters, and 4 questions; each timed as the median of 5 searches
+(limit 20, snippets included), after one warm-up.
+
+With HWS_BENCH_HERMES_PYTHON set to the python of a venv holding `hermes-agent`, Hermes' own store
+is measured on the same data and queries as the baseline (`hermes_sessions_baseline.py`).
 Run `python -m bench.bench_sessions --queries` to see every query with its time and plan.
 """
 
