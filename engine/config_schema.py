@@ -103,7 +103,7 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         ),
         "search_hits": S(50, "Message hits gathered before grouping them by conversation.", 1, 500),
         "search_rank_rows": S(
-            300, "Most messages ranked by bm25 over all history; words matching more rank newest first.", 10
+            300, "Matches ranked by bm25 over all history when a query's rarest words have this many.", 10
         ),
         "search_window_rows": S(
             50, "Newest matches of each word ranked by bm25 when none is rare enough to rank them all.", 10
