@@ -54,7 +54,8 @@ async def test_a_long_task_creates_a_skill_and_a_failed_run_of_it_patches_it(
             reply: {{tool_calls: [{{name: skill_view, arguments: {{name: deploy-site}}}}]}}
           - name: follow it and fail
             when: {{turn: 2, iteration: 2}}
-            reply: {{tool_calls: [{{name: terminal, arguments: {{command: "echo unknown flag --prod; exit 2"}}}}]}}
+            reply:
+              tool_calls: [{{name: terminal, arguments: {{command: "echo unknown flag --prod; exit 2"}}}}]
           - when: {{turn: 2}}
             reply: {{text: "The deploy script refused --prod."}}
         """
