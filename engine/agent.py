@@ -118,6 +118,7 @@ class Agent:
         aux_client: LLMClient | None = None,
         registry: ToolRegistry | None = None,
         on_background: EventCallback | None = None,
+        exact_tokens: bool = True,
     ) -> None:
         from engine.llm import SettingsError
         from engine.llm.direct import DirectLLMClient
@@ -140,6 +141,7 @@ class Agent:
             registry = agent_registry()
         self.registry = registry
         self.on_background = on_background
+        self.exact_tokens = exact_tokens  # False: prompt sizes by estimate (no tokenizer load; `hws run`)
         self.background_events: deque[Event] = deque(maxlen=BACKGROUND_BUFFER)
         self.totals = SessionTotals()
         self.session_id = ""
@@ -205,12 +207,13 @@ class Agent:
             skills=self.skills,
             cwd=self.cwd,
             model=self.client.settings.model,
+            exact_tokens=self.exact_tokens,
         )
         self.history = opened.history
         self.turns = sum(1 for m in opened.history if m.get("role") == "user")
         if opened.resumed:
             self.nudges.hydrate(opened.history)
-        self._schema_tokens = tool_schema_tokens(self.registry.schemas())
+        self._schema_tokens = tool_schema_tokens(self.registry.schemas(), self.exact_tokens)
         self.ctx = ToolContext(
             home=self.home,
             config=self.config,
@@ -682,6 +685,7 @@ class Agent:
             skills=self.skills,
             cwd=self.cwd,
             model=self.client.settings.model,
+            exact_tokens=self.exact_tokens,
         )
         await self.store.update_session(new_session_id, system_prompt=prompt.text)
         self.history = messages
