@@ -157,6 +157,7 @@ class Agent:
         self._turn_queue: asyncio.Queue[Any] | None = None
         self._turn_task: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
+        self._last_review: asyncio.Task[None] | None = None
         self._approvals: dict[str, asyncio.Future[Decision | str]] = {}
         self._usage_mark: tuple[int, int] | None = None  # (tokens of the last call, history length then)
         self._window: int | None = None
@@ -180,7 +181,13 @@ class Agent:
             self._start_lock = asyncio.Lock()
         async with self._start_lock:
             if not self._started:
-                await self._open()
+                try:
+                    await self._open()
+                except BaseException:
+                    if self.store is not None:  # a half-open session leaves nothing behind
+                        await self.store.close()
+                        self.store = None
+                    raise
                 self._started = True
         return self.session_id
 
@@ -360,8 +367,10 @@ class Agent:
             raise AgentBusy("A turn is already running; wait for it to finish or interrupt it.")
         try:
             await self.start()
-        except AgentError as exc:
-            yield ErrorEvent(self.session_id, str(exc))
+        except Exception as exc:  # a store or home problem is a sentence for the UI, not a crash
+            if not isinstance(exc, AgentError):
+                log.exception("the session could not be opened")
+            yield ErrorEvent(self.session_id, str(exc) or type(exc).__name__)
             yield TurnFinished(self.session_id, "")
             return
         queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -701,13 +710,17 @@ class Agent:
 
         assert self.prompt is not None
         job = ReviewJob(self.session_id, self.prompt.text, tuple(self.history), tuple(nudges), tool_calls)
-        task = asyncio.create_task(self._review(job))
+        task = asyncio.create_task(self._review(job, self._last_review))
+        self._last_review = task
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _review(self, job: Any) -> None:
+    async def _review(self, job: Any, previous: asyncio.Task[None] | None) -> None:
+        """One review, after the one before it (their writes land in order, never interleaved)."""
         from engine.review import describe, review_context, run_review
 
+        if previous is not None and not previous.done():
+            await asyncio.wait({previous})  # its outcome is its own; only the order matters here
         kinds = ", ".join(n.kind for n in job.nudges)
         self._emit_background(Status(job.session_id, "info", f"Background review running ({kinds})."))
         try:
