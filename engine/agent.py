@@ -377,7 +377,7 @@ class Agent:
         self._turn_queue = queue
         task = asyncio.create_task(self._turn(text))
         self._turn_task = task
-        task.add_done_callback(lambda _t: queue.put_nowait(_END))
+        task.add_done_callback(lambda _t: self._turn_over(queue))
         try:
             while True:
                 event = await queue.get()
@@ -392,6 +392,12 @@ class Agent:
             if self._turn_queue is queue:
                 self._turn_queue = None
             self._turn_task = None
+
+    def _turn_over(self, queue: asyncio.Queue[Any]) -> None:
+        """The turn's task ended: close its stream; from now on, stray events go to the background."""
+        queue.put_nowait(_END)
+        if self._turn_queue is queue:
+            self._turn_queue = None
 
     async def interrupt(self) -> bool:
         """Stop the running turn: what was said is kept and recorded; open approvals are denied."""
