@@ -30,6 +30,10 @@ class AgentError(Exception):
     """The agent cannot start or go on; the message is one sentence saying what to do."""
 
 
+class AgentBusy(AgentError):
+    """A turn is already running."""
+
+
 @dataclass
 class OpenedSession:
     session_id: str
