@@ -487,15 +487,21 @@ class Agent(CompressionMixin, ReviewMixin):
             )
             state.call = call
             reply: AssistantMessage | None = None
+            streamed = False  # text of this attempt already shown (a retry makes it void)
             try:
                 async with call:
                     async for chunk in call:
                         if isinstance(chunk, TextChunk):
+                            streamed = True
                             self._put(TextDelta(self.session_id, chunk.text))
                         elif isinstance(chunk, ReasoningChunk):
                             self._put(ReasoningDelta(self.session_id, chunk.text))
                         elif isinstance(chunk, RetryChunk):
-                            self._put(Status(self.session_id, "warning", f"Model call failed; {chunk.text}."))
+                            void = "; the text so far is void and the reply starts over" if streamed else ""
+                            streamed = False
+                            self._put(
+                                Status(self.session_id, "warning", f"Model call failed; {chunk.text}{void}.")
+                            )
                         elif isinstance(chunk, FinishChunk):
                             reply = chunk.message
             except ContextLengthError as exc:
