@@ -129,6 +129,40 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "search_window": S(5, "Messages shown on each side of a search hit.", 1, 20),
         "auto_prune": S(False, "Delete sessions older than `retention_days`."),
         "retention_days": S(90, "Age in days after which sessions may be pruned.", 1),
+        "busy_timeout_ms": S(
+            3000, "Milliseconds a write waits for another process's write before giving up.", 0
+        ),
+        "synchronous": S(
+            "normal",
+            "normal: a committed message survives a crash of hws; full: also a power cut (slower).",
+            choices=("normal", "full"),
+        ),
+        "search_hits": S(50, "Message hits gathered before grouping them by conversation.", 1, 500),
+        "search_rank_rows": S(
+            300, "Most messages ranked by bm25 over all history; words matching more rank newest first.", 10
+        ),
+        "search_window_rows": S(
+            100, "Newest matches of each word ranked by bm25 when none is rare enough to rank them all.", 10
+        ),
+        "search_common_share": S(
+            0.2, "Share of messages a word may appear in before ranking treats it as a stopword.", 0.01, 1
+        ),
+        "search_budget_ms": S(
+            15.0, "Milliseconds a search may run before it returns the newest matches found so far.", 1
+        ),
+        "read_head": S(20, "Messages shown from the start of a long session in read mode.", 1),
+        "read_tail": S(10, "Messages shown from the end of a long session in read mode.", 1),
+        "browse_limit": S(10, "Recent conversations listed by session_search with no arguments.", 1, 100),
+        "message_chars": S(
+            2000, "Characters of one message shown in search results; longer ones are cut in the middle.", 100
+        ),
+        "summary_max_chars": S(
+            100_000, "Characters of transcript given to the model for a `summarize` recap.", 1000
+        ),
+        "summary_tool_chars": S(
+            500, "Characters kept of each tool output in a recap transcript (head and tail).", 50
+        ),
+        "index_batch": S(2000, "Messages indexed per transaction when an older state.db is indexed.", 100),
     },
     "prompt_caching": {
         "enabled": S(True, "Mark cache breakpoints where the endpoint honours them."),

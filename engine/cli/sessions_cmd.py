@@ -1,0 +1,203 @@
+"""`hws sessions list|show|search|export`: the session database from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from engine.cli.common import EXIT_REFUSED, fail, open_home, print_json
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("sessions", help="list, show, search and export past sessions")
+    commands = parser.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
+
+    listing = commands.add_parser("list", help="recent conversations, newest first")
+    listing.add_argument("--limit", type=int, default=30, help="how many (default 30)")
+    listing.add_argument("--all", action="store_true", help="include subagent and tool sessions")
+    listing.add_argument("--json", action="store_true", help="print as JSON")
+    listing.set_defaults(handler=run_list)
+
+    show = commands.add_parser("show", help="one session's details and messages")
+    show.add_argument("id", help="session id (or a unique prefix of one)")
+    show.add_argument("--json", action="store_true", help="print as JSON")
+    show.set_defaults(handler=run_show)
+
+    search = commands.add_parser("search", help="full-text search of every message")
+    search.add_argument("query", help='words, a question, or a "quoted phrase"')
+    search.add_argument("--limit", type=int, default=20, help="most hits (default 20)")
+    search.add_argument("--role", action="append", default=[], help="only this role (repeatable)")
+    search.add_argument("--json", action="store_true", help="print as JSON")
+    search.set_defaults(handler=run_search)
+
+    export = commands.add_parser("export", help="a session as Markdown")
+    export.add_argument("id", help="session id (or a unique prefix of one)")
+    export.add_argument("--lineage", action="store_true", help="the whole compression chain it belongs to")
+    export.set_defaults(handler=run_export)
+
+
+def _run(args: argparse.Namespace, work: Any) -> int:
+    """Open the store of the home, run `work(store)` and close it, turning store errors into sentences."""
+    import asyncio
+
+    from engine.sessions import StoreError
+
+    home, config = open_home(args)
+
+    async def main() -> int:
+        from engine.sessions import SessionStore
+
+        path = home.state_db
+        if not path.exists():
+            return await work(None)
+
+        def progress(done: int, total: int) -> None:
+            end = "\n" if done >= total else ""
+            print(f"\rindexing older messages for search: {done:,}/{total:,}", end=end, file=sys.stderr)
+
+        store = await SessionStore.open(path, settings=config.sessions, on_progress=progress)
+        try:
+            if store.read_only and store.read_only_reason:
+                print(f"note: {store.read_only_reason}", file=sys.stderr)
+            return await work(store)
+        finally:
+            await store.close()
+
+    try:
+        return asyncio.run(main())
+    except StoreError as exc:
+        fail(str(exc), EXIT_REFUSED)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    async def work(store: Any) -> int:
+        rows = (
+            [] if store is None else await store.list_conversations(limit=args.limit, include_hidden=args.all)
+        )
+        if args.json:
+            print_json([c.as_dict() for c in rows])
+            return 0
+        if not rows:
+            print("No sessions yet.")
+            return 0
+        for c in rows:
+            chain = f" (+{len(c.session_ids) - 1} compressed)" if len(c.session_ids) > 1 else ""
+            title = c.title or "(untitled)"
+            print(
+                f"{c.tip_id}  {c.root.when:<28}  {c.root.source:<9} {c.message_count:>5} msgs  {title}{chain}"
+            )
+        return 0
+
+    return _run(args, work)
+
+
+async def _resolve(store: Any, session_id: str) -> Any:
+    from engine.sessions import SessionNotFound
+
+    if store is None:
+        fail("There are no sessions yet (no state.db in this home).", EXIT_REFUSED)
+    try:
+        return await store.require_session(session_id)
+    except SessionNotFound:
+        fail(
+            f"No single session matches {session_id!r} (none, or several share that prefix); "
+            "`hws sessions list` shows the ids.",
+            EXIT_REFUSED,
+        )
+
+
+def run_show(args: argparse.Namespace) -> int:
+    async def work(store: Any) -> int:
+        session = await _resolve(store, args.id)
+        messages = await store.get_messages(session.id)
+        chain = await store.lineage(session.id)
+        if args.json:
+            print_json(
+                {"session": session.as_dict(), "lineage": chain, "messages": [m.as_dict() for m in messages]}
+            )
+            return 0
+        print(f"{session.id}  {session.title or '(untitled)'}")
+        print(f"  started {session.when} · {session.source} · {session.model or 'no model'}")
+        if session.ended_at:
+            print(f"  ended: {session.end_reason or 'ended'}")
+        if len(chain) > 1:
+            print(f"  conversation: {' -> '.join(chain)}")
+        print(
+            f"  {session.message_count} messages, {session.tool_call_count} tool calls, "
+            f"{session.input_tokens:,} in / {session.output_tokens:,} out tokens "
+            f"({session.cache_read_tokens:,} cached), {session.api_call_count} calls"
+            + (f", ${session.estimated_cost_usd:.4f}" if session.estimated_cost_usd else "")
+        )
+        for message in messages:
+            label = message.role + (f":{message.tool_name}" if message.tool_name else "")
+            text = message.text.strip().replace("\n", "\n      ")
+            if message.tool_calls:
+                names = [
+                    str((c.get("function") or {}).get("name", "?"))
+                    for c in message.tool_calls
+                    if isinstance(c, dict)
+                ]
+                text = (text + " " if text else "") + f"[calls {', '.join(names)}]"
+            print(f"\n#{message.id} {label}\n      {text}")
+        return 0
+
+    return _run(args, work)
+
+
+def run_search(args: argparse.Namespace) -> int:
+    if args.limit < 1:
+        fail("--limit must be at least 1.")
+
+    async def work(store: Any) -> int:
+        if store is None:
+            result_hits: list[Any] = []
+            partial, plan = False, []
+        else:
+            result = await store.search(args.query, limit=args.limit, roles=[r.lower() for r in args.role])
+            result_hits, partial, plan = list(result.hits), result.partial, list(result.plan)
+        titles: dict[str, str | None] = {}
+        for hit in result_hits:
+            if hit.session_id not in titles:
+                session = await store.get_session(hit.session_id)
+                titles[hit.session_id] = session.title if session else None
+        if args.json:
+            print_json(
+                {
+                    "query": args.query,
+                    "partial": partial,
+                    "plan": plan,
+                    "hits": [dict(h.as_dict(), title=titles.get(h.session_id)) for h in result_hits],
+                }
+            )
+            return 0
+        if not result_hits:
+            print("No messages matched.")
+            return 0
+        from engine.sessions.records import when
+
+        for hit in result_hits:
+            title = titles.get(hit.session_id) or ""
+            print(f"{hit.session_id} #{hit.message_id} {hit.role:<9} {when(hit.timestamp)}  {title}")
+            print(f"    {hit.snippet}")
+        if partial:
+            print("(stopped at the time limit: older messages were not all searched)", file=sys.stderr)
+        return 0
+
+    return _run(args, work)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    async def work(store: Any) -> int:
+        from engine.sessions.transcript import export_markdown
+
+        session = await _resolve(store, args.id)
+        ids = await store.lineage(session.id) if args.lineage else [session.id]
+        parts = []
+        for session_id in ids:
+            record = await store.get_session(session_id)
+            parts.append((record, await store.get_messages(session_id)))
+        sys.stdout.write(export_markdown(parts))
+        return 0
+
+    return _run(args, work)

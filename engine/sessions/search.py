@@ -1,0 +1,395 @@
+"""Search planning: which FTS5 queries to run so that no search pays for what it cannot use.
+
+FTS5's bm25 costs about 3 µs per matching row plus one pass over every query phrase's whole
+posting list (for the IDF), so ranking a word found in 70 % of 100k messages takes 60-80 ms, and
+ranking a phrase of two such words scans both lists. The planner first counts, in one statement,
+at most `search_rank_rows + 1` of the newest matches of each word (cheap whatever the word), then:
+
+- ranks exactly by bm25 when the rarest words ("anchors") match at most `search_rank_rows`
+  messages in all, adding the broader words to the ranking expression but not to the matched set;
+- otherwise ranks by bm25 only the newest matches (an id window holding `search_window_rows`
+  of each word's matches);
+- treats words found in more than `search_common_share` of the messages as stopwords for ranking,
+  and lists the newest messages holding them when nothing else is left;
+- finds phrases made only of such common words newest first, window by window;
+- searches CJK through the trigram index (1- and 2-character terms through its vocabulary);
+- stops at `search_budget_ms`, returning the newest matches found so far, marked `partial`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import aiosqlite
+
+from engine.sessions.fts import (
+    Found,
+    FtsIndex,
+    FtsQueries,
+    Interrupted,
+    Row,
+    SearchFilters,
+)
+from engine.sessions.query import ParsedQuery, Term, quote
+from engine.sessions.snippets import Highlighter
+
+RRF_K = 60  # reciprocal-rank fusion constant for merging separately ranked lists
+UNBOUNDED = (0, 2**62)
+PLAN_SHARE = 0.6  # share of the time budget for counting and ranking; the rest for fallbacks
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One matching message: where it is, a snippet with `>>>hits<<<`, and its score."""
+
+    message_id: int
+    session_id: str
+    role: str
+    timestamp: float
+    snippet: str
+    score: float
+    tool_name: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "message_id": self.message_id,
+            "session_id": self.session_id,
+            "role": self.role,
+            "timestamp": self.timestamp,
+            "snippet": self.snippet,
+            "score": round(self.score, 4),
+            "tool_name": self.tool_name,
+        }
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Ranked hits; `partial` when the time budget ended before all history was searched."""
+
+    query: ParsedQuery
+    hits: tuple[SearchHit, ...]
+    partial: bool = False
+    plan: tuple[str, ...] = ()
+
+
+@dataclass
+class _Unit:
+    """One piece of a query on one index, and what counting its newest matches told us."""
+
+    expr: str
+    label: str
+    words: tuple[str, ...] = ()  # the words of a multi-word phrase (counted on their own first)
+    count: int = 0
+    floor: int = 0  # id of the oldest of the counted newest matches
+    window_floor: int = 0  # about the id of the oldest of the newest `search_window_rows` matches
+    estimate: float = 0.0  # matches in the whole range, extrapolated when the count was capped
+
+
+@dataclass
+class _Budget:
+    plan: float
+    final: float
+
+
+class Searcher:
+    """Plans and runs searches on the store's connection."""
+
+    def __init__(
+        self,
+        conn: aiosqlite.Connection,
+        *,
+        words: FtsIndex | None,
+        cjk: FtsIndex | None,
+        message_columns: set[str],
+        settings: Mapping[str, Any],
+    ) -> None:
+        self.q = FtsQueries(conn, message_columns)
+        self.words = words
+        self.cjk = cjk
+        self.rank_rows = int(settings["search_rank_rows"])
+        self.window_rows = min(self.rank_rows, int(settings["search_window_rows"]))
+        self.common_share = float(settings["search_common_share"])
+        self.budget_s = float(settings["search_budget_ms"]) / 1000
+
+    def progress_check(self) -> int:
+        return self.q.progress_check()
+
+    async def search(self, query: ParsedQuery, filters: SearchFilters, limit: int) -> SearchResult:
+        """The best `limit` messages for `query` under `filters`."""
+        if query.empty or limit <= 0:
+            return SearchResult(query=query, hits=())
+        start = time.perf_counter()
+        budget = _Budget(plan=start + self.budget_s * PLAN_SHARE, final=start + self.budget_s)
+        bounds: tuple[int, int] | None = UNBOUNDED
+        if filters.narrows_ids:
+            bounds = await self.q.bounds(filters)
+            if bounds is None:
+                return SearchResult(query=query, hits=(), plan=("no messages in the filtered range",))
+        marker = Highlighter(query.terms)
+        parts: list[Found] = []
+        for index, units, needles in self._split(query):
+            if index is not None and units:
+                parts.append(
+                    await self._search_index(index, units, query, filters, limit, bounds, budget, marker)
+                )
+            if needles:
+                parts.append(
+                    await self.q.substring_scan(needles, filters, limit, bounds, budget.final, marker)
+                )
+        rows = _fuse([p.rows for p in parts if p.rows], limit)
+        hits = tuple(
+            SearchHit(r.rowid, r.session_id, r.role, r.timestamp, r.snippet, r.score, r.tool_name)
+            for r in rows
+        )
+        plan = tuple(step for p in parts for step in p.plan)
+        return SearchResult(query=query, hits=hits, partial=any(p.partial for p in parts), plan=plan)
+
+    # -- splitting a query over the indexes
+
+    def _split(self, query: ParsedQuery) -> list[tuple[FtsIndex | None, list[_Unit], list[str]]]:
+        """(index, units, substring needles) groups: the word index, the CJK index, plain scans."""
+        words = [t for t in query.terms if not t.cjk]
+        cjk = [t for t in query.terms if t.cjk]
+        if query.boolean and not cjk and self.words is not None:
+            return [(self.words, [_Unit(query.expression(), "boolean")], [])]
+        if query.boolean and query.all_and and self.cjk is not None and all(len(t.text) >= 3 for t in cjk):
+            # Every term is required and one is CJK, so every match is in the trigram index.
+            usable = [t for t in query.terms if len(t.text) >= 3]
+            return [(self.cjk, [_Unit(" AND ".join(quote(t.text) for t in usable), "boolean")], [])]
+        groups: list[tuple[FtsIndex | None, list[_Unit], list[str]]] = []
+        if words:
+            if self.words is not None:
+                groups.append((self.words, [self._word_unit(t) for t in words], []))
+            else:
+                groups.append((None, [], [t.text for t in words]))
+        if cjk:
+            if self.cjk is not None:
+                groups.append((self.cjk, [_Unit(quote(t.text), t.text) for t in cjk], []))
+            else:
+                groups.append((None, [], [t.text for t in cjk]))
+        return groups
+
+    @staticmethod
+    def _word_unit(term: Term) -> _Unit:
+        parts = tuple(term.text.split()) if term.phrase and not term.prefix else ()
+        return _Unit(term.fts(), term.text, words=parts)
+
+    # -- one index
+
+    async def _search_index(
+        self,
+        index: FtsIndex,
+        units: list[_Unit],
+        query: ParsedQuery,
+        filters: SearchFilters,
+        limit: int,
+        bounds: tuple[int, int],
+        budget: _Budget,
+        marker: Highlighter,
+    ) -> Found:
+        found = Found()
+        short = [u for u in units if index.trigram and len(u.label) <= 2]
+        ready = [u for u in units if u not in short]
+        if short:
+            found.add(await self._short_cjk(index, short, filters, limit, bounds, budget, marker))
+        if not ready:
+            return found
+        if query.boolean:
+            expr = ready[0].expr
+            found.add(
+                await self.q.newest_in_chunks(index, expr, filters, limit, bounds, budget.final, marker)
+            )
+            found.plan.append(f"{index.table}: boolean query, newest matches first")
+            return found
+        try:
+            ranked = await self._rank(index, ready, filters, limit, bounds, budget, marker)
+        except Interrupted:
+            ranked = None
+        if ranked is None:
+            expr = " OR ".join(f"({u.expr})" for u in ready)
+            found.add(
+                await self.q.newest_in_chunks(index, expr, filters, limit, bounds, budget.final, marker)
+            )
+            found.plan.append(f"{index.table}: over the planning budget, newest matches first")
+            return found
+        found.add(ranked)
+        return found
+
+    async def _short_cjk(
+        self,
+        index: FtsIndex,
+        units: list[_Unit],
+        filters: SearchFilters,
+        limit: int,
+        bounds: tuple[int, int],
+        budget: _Budget,
+        marker: Highlighter,
+    ) -> Found:
+        found = Found()
+        lists = []
+        for unit in units:
+            try:
+                rows = await self.q.short_cjk(index, unit.label, filters, limit, bounds, budget.final, marker)
+                found.plan.append(f"{index.table}: occurrences of {unit.label} from the trigram vocabulary")
+            except Interrupted:
+                scan = await self.q.substring_scan(
+                    [unit.label], filters, limit, bounds, budget.final, marker, index.docsize
+                )
+                found.partial |= scan.partial
+                found.plan.extend(scan.plan)
+                rows = scan.rows
+            lists.append(rows)
+        found.rows = _fuse([rows for rows in lists if rows], limit)
+        return found
+
+    async def _count(
+        self, index: FtsIndex, units: list[_Unit], bounds: tuple[int, int], deadline: float
+    ) -> int:
+        """Count each unit's newest matches (at most rank_rows + 1); returns the highest message id."""
+        table = index.table
+        one = (
+            f"SELECT ?, count(*), min(rowid), (SELECT max(id) FROM messages) FROM "
+            f"(SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid BETWEEN ? AND ? "
+            f"ORDER BY rowid DESC LIMIT ?)"
+        )
+        params: list[Any] = []
+        for i, unit in enumerate(units):
+            params.extend((i, unit.expr, *bounds, self.rank_rows + 1))
+        top = 0
+        rows = await self.q.fetch(" UNION ALL ".join([one] * len(units)), params, deadline)
+        for i, count, floor, highest in rows:
+            units[i].count, units[i].floor = int(count), int(floor or 0)
+            top = int(highest or 0)
+        high = min(bounds[1], top)
+        span = max(1, high - bounds[0] + 1)
+        for unit in units:
+            if unit.count <= self.rank_rows:
+                unit.estimate = float(unit.count)
+                unit.window_floor = bounds[0]
+            else:
+                unit.estimate = unit.count * span / max(1, high - unit.floor + 1)
+                # Matches are spread about evenly over the counted span: scale it to window_rows.
+                unit.window_floor = high - (high - unit.floor) * self.window_rows // unit.count
+        return high
+
+    async def _rank(
+        self,
+        index: FtsIndex,
+        units: list[_Unit],
+        filters: SearchFilters,
+        limit: int,
+        bounds: tuple[int, int],
+        budget: _Budget,
+        marker: Highlighter,
+    ) -> Found:
+        """Count the units, rank what is cheap to rank, and find phrases of common words newest first."""
+        table = index.table
+        # A phrase is counted through its words first: a phrase of common words costs a full scan.
+        singles = {u.expr: u for u in units if not u.words}
+        for unit in units:
+            for word in unit.words:
+                singles.setdefault(quote(word), _Unit(quote(word), word))
+        high = await self._count(index, list(singles.values()), bounds, budget.plan)
+        bounds = (bounds[0], high)
+        common_at = max(self.rank_rows, self.common_share * max(1, high - bounds[0] + 1))
+        phrases = [u for u in units if u.words]
+        costly = [u for u in phrases if min(singles[quote(w)].estimate for w in u.words) > common_at]
+        cheap = [u for u in phrases if u not in costly]
+        if cheap:
+            await self._count(index, cheap, bounds, budget.plan)
+        found = Found()
+        rankable = [u for u in units if not u.words] + cheap
+        if rankable:
+            found.add(
+                await self._rank_units(index, rankable, common_at, filters, limit, bounds, budget, marker)
+            )
+        if costly:
+            expr = " OR ".join(f"({u.expr})" for u in costly)
+            newest = await self.q.newest_in_chunks(index, expr, filters, limit, bounds, budget.final, marker)
+            names = ", ".join(u.label for u in costly)
+            found.plan.append(f"{table}: phrase of common words ({names}), newest matches first")
+            found.partial |= newest.partial
+            found.rows = _fuse([r for r in (found.rows, newest.rows) if r], limit)
+        return found
+
+    async def _rank_units(
+        self,
+        index: FtsIndex,
+        units: list[_Unit],
+        common_at: float,
+        filters: SearchFilters,
+        limit: int,
+        bounds: tuple[int, int],
+        budget: _Budget,
+        marker: Highlighter,
+    ) -> Found:
+        table = index.table
+        live = [u for u in units if u.count]
+        if not live:
+            return Found(plan=[f"{table}: no match"])
+        useful = sorted((u for u in live if u.estimate <= common_at), key=lambda u: u.estimate)
+        common = [u for u in live if u.estimate > common_at]
+        anchors: list[_Unit] = []
+        total = 0
+        for unit in useful:
+            if total + unit.count > self.rank_rows:
+                break
+            anchors.append(unit)
+            total += unit.count
+        boosters = useful[len(anchors) :]
+        ignored = f"; too common to rank: {', '.join(u.label for u in common)}" if common else ""
+        found = Found()
+        if anchors:
+            core = " OR ".join(f"({u.expr})" for u in anchors)
+            expr = core
+            if boosters:
+                expr = f"({core}) AND ({core} OR {' OR '.join(f'({u.expr})' for u in boosters)})"
+            found.rows = await self.q.bm25(index, expr, filters, limit, bounds, budget.plan, marker)
+            names = ", ".join(u.label for u in anchors)
+            found.plan.append(f"{table}: bm25 over every match of {names}{ignored}")
+        elif useful:
+            floor = max(u.window_floor for u in useful)
+            expr = " OR ".join(f"({u.expr})" for u in useful)
+            found.rows = await self.q.bm25(
+                index, expr, filters, limit, (floor, bounds[1]), budget.plan, marker
+            )
+            found.plan.append(f"{table}: bm25 over the newest matches (from message {floor}){ignored}")
+        else:
+            expr = " AND ".join(f"({u.expr})" for u in common)
+            found.rows = await self.q.newest(index, expr, filters, limit, bounds, budget.plan, marker)
+            found.plan.append(f"{table}: only common terms, newest matches first")
+        if len(found.rows) < limit and (boosters or common or not anchors) and len(live) + bool(anchors) > 1:
+            # Too few hits (filters, or terms outside the ranked set): add the newest of the rest.
+            seen = {r.rowid for r in found.rows}
+            expr = " OR ".join(f"({u.expr})" for u in live)
+            try:
+                more = await self.q.newest(
+                    index, expr, filters, limit + len(seen), bounds, budget.final, marker
+                )
+            except Interrupted:
+                found.partial = True
+                return found
+            extra = [r for r in more if r.rowid not in seen][: limit - len(found.rows)]
+            if extra:
+                found.rows.extend(extra)
+                found.plan.append(f"{table}: {len(extra)} more from the newest matches of any term")
+        return found
+
+
+def _fuse(lists: list[list[Row]], limit: int) -> list[Row]:
+    """One list as it is; several fused by reciprocal rank, so a message found by both ranks first."""
+    if not lists:
+        return []
+    if len(lists) == 1:
+        return lists[0][:limit]
+    fused: dict[int, tuple[float, Row]] = {}
+    for rows in lists:
+        for rank, row in enumerate(rows):
+            score = 1.0 / (RRF_K + rank + 1)
+            previous = fused.get(row.rowid)
+            fused[row.rowid] = ((previous[0] if previous else 0.0) + score, row)
+    ordered = sorted(fused.values(), key=lambda pair: -pair[0])
+    return [replace(row, score=score) for score, row in ordered[:limit]]
