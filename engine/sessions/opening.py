@@ -33,6 +33,8 @@ class SchemaInfo:
     reason: str = ""  # why it is read-only, as a sentence for the user
     fresh: bool = False
     backfill_pending: bool = False  # our indexes exist but older messages are not all in them yet
+    objects: set[tuple[str, str]] = field(default_factory=set)  # (type, name) of tables, triggers, indexes
+    fts_format: Any = None
 
     def has(self, table: str, column: str | None = None) -> bool:
         if column is None:
@@ -93,7 +95,10 @@ def check_header(path: Path) -> None:
             f"{path} is cut short ({size:,} bytes is not a whole number of {page_size}-byte pages); "
             "it was left untouched. Restore it from a backup or move it aside."
         )
-    if valid_for == change_counter and pages and pages * page_size > size:
+    # With a write-ahead log or a rollback journal beside it, a checkpoint or recovery may be mid-way
+    # (page 1 is written first), so the header's page count is only trusted without one.
+    settled = not any(Path(f"{path}{suffix}").exists() for suffix in ("-wal", "-journal"))
+    if settled and valid_for == change_counter and pages and pages * page_size > size:
         raise StoreCorrupt(
             f"{path} is cut short ({size:,} bytes, its header says {pages * page_size:,}); "
             "it was left untouched. Restore it from a backup or move it aside."
@@ -102,16 +107,19 @@ def check_header(path: Path) -> None:
 
 async def read_shape(conn: aiosqlite.Connection) -> SchemaInfo:
     """Tables, columns and schema version, without writing anything."""
-    rows = await conn.execute_fetchall("SELECT name FROM sqlite_master WHERE type = 'table'")
-    tables = {r[0] for r in rows}
+    rows = await conn.execute_fetchall("SELECT type, name FROM sqlite_master")
+    objects = {(r[0], r[1]) for r in rows}
+    tables = {name for kind, name in objects if kind == "table"}
     columns: dict[str, set[str]] = {}
     for table in ("sessions", "messages", "session_model_usage"):
         if table in tables:
             info = await conn.execute_fetchall(f"PRAGMA table_info({table})")
             columns[table] = {r[1] for r in info}
-    pending = False
+    pending, fts_format = False, None
     if "hws_meta" in tables:
         pending = bool(await conn.execute_fetchall("SELECT 1 FROM hws_meta WHERE key = 'fts_backfill_max'"))
+        row = await conn.execute_fetchall("SELECT value FROM hws_meta WHERE key = 'fts_format'")
+        fts_format = row[0][0] if row else None
     version = None
     if "schema_version" in tables:
         row = await conn.execute_fetchall("SELECT max(version) FROM schema_version")
@@ -120,7 +128,28 @@ async def read_shape(conn: aiosqlite.Connection) -> SchemaInfo:
     for table in ("sessions", "messages"):
         if table in tables:
             await conn.execute_fetchall(f"SELECT * FROM {table} ORDER BY rowid DESC LIMIT 1")
-    return SchemaInfo(version=version, tables=tables, columns=columns, backfill_pending=pending)
+    return SchemaInfo(
+        version=version,
+        tables=tables,
+        columns=columns,
+        backfill_pending=pending,
+        objects=objects,
+        fts_format=fts_format,
+    )
+
+
+def needs_upgrade(info: SchemaInfo) -> bool:
+    """True when opening for writing must add something (so an up-to-date file takes no write lock)."""
+    if info.fresh or info.fts_format != schema.FTS_FORMAT:
+        return True
+    if not all(obj in info.objects for obj in schema.FTS_OBJECTS):
+        return True
+    if not {("index", "hws_messages_session_id"), ("index", "hws_messages_time")} <= info.objects:
+        return True
+    for table, wanted in (("sessions", schema.SESSION_COLUMNS), ("messages", schema.MESSAGE_COLUMNS)):
+        if not set(wanted) <= info.columns.get(table, set()):
+            return True
+    return False
 
 
 def judge(info: SchemaInfo, path: Path) -> None:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -193,5 +192,5 @@ class Conversation:
         }
 
 
-def now() -> float:
-    return time.time()
+SESSION_FIELDS = tuple(f.name for f in fields(SessionRecord))  # the columns read, in record order
+MESSAGE_FIELDS = tuple(f.name for f in fields(MessageRecord))

@@ -17,6 +17,7 @@ counters together), so a crash at any moment loses at most the message not yet a
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sqlite3
@@ -28,6 +29,7 @@ from typing import Any
 
 import aiosqlite
 
+from engine.config_schema import SCHEMA
 from engine.sessions import opening, schema
 from engine.sessions.errors import SessionNotFound, StoreCorrupt, StoreError, StoreReadOnly, TitleConflict
 from engine.sessions.fts import FtsIndex, SearchFilters
@@ -38,10 +40,12 @@ from engine.sessions.ids import (
     new_session_id,
     sanitize_title,
 )
+from engine.sessions.lineage import LineageMixin
 from engine.sessions.opening import ProgressCallback, SchemaInfo, explain
 from engine.sessions.query import ParsedQuery, parse
 from engine.sessions.records import (
-    Conversation,
+    MESSAGE_FIELDS,
+    SESSION_FIELDS,
     MessageRecord,
     SessionRecord,
     decode_content,
@@ -51,46 +55,8 @@ from engine.sessions.records import (
 )
 from engine.sessions.search import Searcher, SearchResult
 
-HIDDEN_SOURCES = ("subagent", "tool")  # sessions that are not conversations with the user
 PROGRESS_STEPS = 20000  # SQLite VM steps between checks of a search's time budget
-MAX_CHAIN = 200  # a guard against parent cycles in a damaged database
 
-_SESSION_FIELDS = (
-    "id",
-    "source",
-    "started_at",
-    "title",
-    "model",
-    "parent_session_id",
-    "ended_at",
-    "end_reason",
-    "message_count",
-    "tool_call_count",
-    "input_tokens",
-    "output_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "reasoning_tokens",
-    "api_call_count",
-    "estimated_cost_usd",
-    "cwd",
-    "user_id",
-    "model_config",
-)
-_MESSAGE_FIELDS = (
-    "id",
-    "session_id",
-    "role",
-    "content",
-    "timestamp",
-    "tool_call_id",
-    "tool_calls",
-    "tool_name",
-    "token_count",
-    "finish_reason",
-    "reasoning",
-    "active",
-)
 # Hermes' per-model usage table (schema 20+), kept in step so its insights see our sessions too.
 _USAGE_UPSERT = """
 INSERT INTO session_model_usage (session_id, model, api_call_count, input_tokens, output_tokens,
@@ -111,13 +77,11 @@ _COUNTERS |= {"cache_write_tokens", "reasoning_tokens", "api_call_count"}
 
 
 def _default_settings() -> Mapping[str, Any]:
-    from engine.config import defaults
-
-    return defaults().sessions
+    return {name: setting.default for name, setting in SCHEMA["sessions"].items()}
 
 
-class SessionStore:
-    """Sessions, their messages, counters and lineage, and full-text search over them."""
+class SessionStore(LineageMixin):
+    """Sessions, their messages, counters and lineage (see `lineage.py`), and search over them."""
 
     def __init__(
         self, conn: aiosqlite.Connection, path: Path, info: SchemaInfo, settings: Mapping[str, Any]
@@ -127,8 +91,10 @@ class SessionStore:
         self.info = info
         self.settings = settings
         self._known_sessions: set[str] = set()
-        self._session_select = self._select_list("sessions", _SESSION_FIELDS)
-        self._message_select = self._select_list("messages", _MESSAGE_FIELDS)
+        # Writes from concurrent coroutines must not land inside another's BEGIN ... COMMIT.
+        self._write_lock = asyncio.Lock()
+        self._session_select = self._select_list("sessions", SESSION_FIELDS)
+        self._message_select = self._select_list("messages", MESSAGE_FIELDS)
         self.searcher = Searcher(
             conn,
             words=self._words_index(),
@@ -182,11 +148,13 @@ class SessionStore:
         try:
             await opening.configure(conn, settings, writable)
             if writable:
-                pending = await opening.upgrade(conn, info)
+                changed = opening.needs_upgrade(info)
+                pending = await opening.upgrade(conn, info) if changed else info.backfill_pending
                 if pending:
                     await opening.backfill(conn, int(settings["index_batch"]), on_progress)
                 await conn.execute(schema.COUNT_TRIGGER_SQL)
-                info = _merge_info(await opening.read_shape(conn), info)
+                if changed or pending:
+                    info = _merge_info(await opening.read_shape(conn), info)
         except sqlite3.Error as exc:
             await conn.close()
             raise explain(exc, path) from exc
@@ -270,11 +238,29 @@ class SessionStore:
         except sqlite3.Error as exc:
             raise self._failed(exc) from exc
 
-    async def _write(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        """One auto-committed statement; refused on a read-only store."""
+    def _check_writable(self) -> None:
         if self.info.read_only:
             raise StoreReadOnly(self.info.reason or f"{self.path} is open read-only.")
-        return await self._fetch(sql, params)
+
+    async def _write(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """One auto-committed statement; refused on a read-only store."""
+        self._check_writable()
+        async with self._write_lock:
+            return await self._fetch(sql, params)
+
+    async def _transaction(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
+        """Several statements committed together, or not at all."""
+        self._check_writable()
+        async with self._write_lock:
+            try:
+                await self._conn.execute("BEGIN IMMEDIATE")
+                for sql, params in statements:
+                    await self._conn.execute(sql, params)
+                await self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if self._conn.in_transaction:
+                    await self._conn.execute("ROLLBACK")
+                raise self._failed(exc) from exc
 
     def _failed(self, exc: sqlite3.Error) -> StoreError:
         error = explain(exc, self.path)
@@ -285,7 +271,7 @@ class SessionStore:
         return error
 
     def _session(self, row: Sequence[Any]) -> SessionRecord:
-        values = dict(zip(_SESSION_FIELDS, row, strict=True))
+        values = dict(zip(SESSION_FIELDS, row, strict=True))
         for name in _COUNTERS:
             values[name] = int(values[name] or 0)
         values["model_config"] = decode_json(values["model_config"])
@@ -295,7 +281,7 @@ class SessionStore:
         return SessionRecord(**values)
 
     def _message(self, row: Sequence[Any]) -> MessageRecord:
-        values = dict(zip(_MESSAGE_FIELDS, row, strict=True))
+        values = dict(zip(MESSAGE_FIELDS, row, strict=True))
         values["content"] = decode_content(values["content"])
         calls = decode_json(values["tool_calls"])
         values["tool_calls"] = calls if isinstance(calls, list) else ([calls] if calls else None)
@@ -489,21 +475,26 @@ class SessionStore:
         if model:
             sets.append("model = COALESCE(model, ?)")
             params.append(model)
-        await self._write(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", [*params, session_id])
+        statements: list[tuple[str, Sequence[Any]]] = [
+            (f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", [*params, session_id])
+        ]
         if self._usage_table_ready():
             now = time.time()
-            await self._write(
-                _USAGE_UPSERT,
+            statements.append(
                 (
-                    session_id,
-                    model or (await self._session_model(session_id)) or "unknown",
-                    *[int(v) for v in (api_calls, input_tokens, output_tokens)],
-                    *[int(v) for v in (cache_read_tokens, cache_write_tokens, reasoning_tokens)],
-                    float(cost_usd or 0.0),
-                    now,
-                    now,
-                ),
+                    _USAGE_UPSERT,
+                    (
+                        session_id,
+                        model or (await self._session_model(session_id)) or "unknown",
+                        *[int(v) for v in (api_calls, input_tokens, output_tokens)],
+                        *[int(v) for v in (cache_read_tokens, cache_write_tokens, reasoning_tokens)],
+                        float(cost_usd or 0.0),
+                        now,
+                        now,
+                    ),
+                )
             )
+        await self._transaction(statements)
 
     def _usage_table_ready(self) -> bool:
         cols = self.info.columns.get("session_model_usage", set())
@@ -552,10 +543,17 @@ class SessionStore:
         }
         have = self.info.columns.get("messages", set())
         names = [n for n in values if n in have]
-        rows = await self._write(
-            f"INSERT INTO messages ({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) RETURNING id",
-            [values[n] for n in names],
-        )
+        marks = ", ".join("?" * len(names))
+        try:
+            rows = await self._write(
+                f"INSERT INTO messages ({', '.join(names)}) VALUES ({marks}) RETURNING id",
+                [values[n] for n in names],
+            )
+        except StoreError as exc:
+            if "FOREIGN KEY" in str(exc.__cause__ or ""):  # deleted by another process meanwhile
+                self._known_sessions.discard(session_id)
+                raise SessionNotFound(f"There is no session {session_id!r} in {self.path}.") from exc
+            raise
         return int(rows[0][0])
 
     async def get_messages(
@@ -631,143 +629,6 @@ class SessionStore:
             conds += f" AND role IN ({','.join('?' * len(roles))})"
             params.extend(roles)
         return conds, params
-
-    # -- lineage
-
-    def _compression_child_sql(self, child: str = "c") -> str:
-        """SQL true when `child` continues its parent's conversation (not a branch, delegate or tool)."""
-        config = f"CASE WHEN json_valid({child}.model_config) THEN {child}.model_config END"
-        return (
-            f"json_extract({config}, '$._branched_from') IS NULL "
-            f"AND json_extract({config}, '$._delegate_from') IS NULL "
-            f"AND COALESCE({child}.source, '') != 'tool'"
-        )
-
-    async def parent(self, session_id: str) -> SessionRecord | None:
-        session = await self.get_session(session_id)
-        if session is None or not session.parent_session_id:
-            return None
-        return await self.get_session(session.parent_session_id)
-
-    async def children(self, session_id: str) -> list[SessionRecord]:
-        """Sessions whose parent is this one (continuations, branches, delegates), oldest first."""
-        rows = await self._fetch(
-            f"SELECT {self._session_select} FROM sessions WHERE parent_session_id = ? "
-            "ORDER BY started_at, id",
-            (session_id,),
-        )
-        return [self._session(r) for r in rows]
-
-    async def lineage_roots(self, session_ids: Sequence[str]) -> dict[str, str]:
-        """For each session, the first session of its compression chain (itself if none)."""
-        if not session_ids:
-            return {}
-        rows = await self._fetch(
-            f"""
-            WITH RECURSIVE up(start, id, depth) AS (
-                SELECT value, value, 0 FROM json_each(?)
-                UNION ALL
-                SELECT up.start, p.id, up.depth + 1 FROM up
-                JOIN sessions c ON c.id = up.id
-                JOIN sessions p ON p.id = c.parent_session_id
-                WHERE p.end_reason = 'compression' AND up.depth < {MAX_CHAIN}
-                    AND {self._compression_child_sql("c")}
-            )
-            SELECT start, id FROM up u
-            WHERE depth = (SELECT max(depth) FROM up u2 WHERE u2.start = u.start)
-            """,
-            (json.dumps(list(dict.fromkeys(session_ids))),),
-        )
-        roots = {start: root for start, root in rows}
-        return {sid: roots.get(sid, sid) for sid in session_ids}
-
-    async def lineage_root(self, session_id: str) -> str:
-        return (await self.lineage_roots([session_id]))[session_id]
-
-    async def compression_tip(self, session_id: str) -> str:
-        """The newest session continuing this one's conversation (itself when not compressed)."""
-        return (await self._chain_from(session_id))[-1]
-
-    async def lineage(self, session_id: str) -> list[str]:
-        """The compression chain holding this session, from its root to its tip."""
-        return await self._chain_from(await self.lineage_root(session_id))
-
-    async def _chain_from(self, session_id: str) -> list[str]:
-        chain = [session_id]
-        for _ in range(MAX_CHAIN):
-            following = await self.continuation_of(chain[-1])
-            if following is None or following in chain:
-                break
-            chain.append(following)
-        return chain
-
-    async def continuation_of(self, session_id: str) -> str | None:
-        """The session that continues this one after compression, if any.
-
-        Live or still-compressing continuations win over stale closed siblings, then the newest.
-        """
-        rows = await self._fetch(
-            f"""
-            SELECT c.id FROM sessions p JOIN sessions c ON c.parent_session_id = p.id
-            WHERE p.id = ? AND p.end_reason = 'compression' AND {self._compression_child_sql("c")}
-            ORDER BY CASE WHEN c.end_reason = 'compression' THEN 0 WHEN c.ended_at IS NULL THEN 1 ELSE 2 END,
-                     c.started_at DESC, c.id DESC
-            LIMIT 1
-            """,
-            (session_id,),
-        )
-        return rows[0][0] if rows else None
-
-    # -- listing
-
-    async def list_conversations(
-        self,
-        *,
-        limit: int = 50,
-        offset: int = 0,
-        source: str | None = None,
-        include_hidden: bool = False,
-    ) -> list[Conversation]:
-        """Conversations newest first: each compression chain once, with its tip and totals."""
-        conds = [
-            "NOT EXISTS (SELECT 1 FROM sessions p WHERE p.id = c.parent_session_id "
-            f"AND p.end_reason = 'compression' AND {self._compression_child_sql('c')})"
-        ]
-        params: list[Any] = []
-        if source:
-            conds.append("c.source = ?")
-            params.append(source)
-        if not include_hidden:
-            conds.append(f"COALESCE(c.source, '') NOT IN ({','.join('?' * len(HIDDEN_SOURCES))})")
-            params.extend(HIDDEN_SOURCES)
-            config = "CASE WHEN json_valid(c.model_config) THEN c.model_config END"
-            conds.append(f"json_extract({config}, '$._delegate_from') IS NULL")
-        cols = self._select_list("sessions", _SESSION_FIELDS, alias="c")
-        rows = await self._fetch(
-            f"SELECT {cols} FROM sessions c WHERE {' AND '.join(conds)} "
-            "ORDER BY c.started_at DESC, c.id DESC LIMIT ? OFFSET ?",
-            (*params, limit, offset),
-        )
-        roots = [self._session(r) for r in rows]
-        return [await self._conversation(root) for root in roots]
-
-    async def _conversation(self, root: SessionRecord) -> Conversation:
-        chain = await self._chain_from(root.id) if root.end_reason == "compression" else [root.id]
-        marks = ",".join("?" * len(chain))
-        totals = await self._fetch(
-            f"SELECT sum(COALESCE(message_count, 0)), max(started_at) FROM sessions WHERE id IN ({marks})",
-            chain,
-        )
-        last = await self._fetch("SELECT max(timestamp) FROM messages WHERE session_id = ?", (chain[-1],))
-        # Last activity: the tip's newest message, or when the tip started if it has none yet.
-        last_active = max(float(totals[0][1] or root.started_at), float(last[0][0] or 0.0))
-        return Conversation(
-            root=root,
-            tip_id=chain[-1],
-            session_ids=tuple(chain),
-            message_count=int(totals[0][0] or 0),
-            last_active=last_active,
-        )
 
     async def session_count(self) -> int:
         return int((await self._fetch("SELECT count(*) FROM sessions"))[0][0])
