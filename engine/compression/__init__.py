@@ -1,0 +1,9 @@
+"""Three-phase context compression: flush memories, summarise the middle, split the session.
+
+The agent talks to `Compressor` only (see `compressor.py` for the calling pattern); the other
+modules are the steps, each usable and testable alone.
+"""
+
+from engine.compression.compressor import REASONS, CompressionOutcome, Compressor, summary_of
+
+__all__ = ["REASONS", "CompressionOutcome", "Compressor", "summary_of"]
