@@ -354,6 +354,10 @@ class Compressor:
                         session_id, "warning", f"Memory flush before compression failed ({exc}); going on."
                     )
                 )
+        if result.error:
+            await self._send(
+                Status(session_id, "warning", f"Memory flush before compression stopped: {result.error}")
+            )
         await self._phase(
             session_id,
             "flush",
@@ -364,6 +368,7 @@ class Compressor:
             offered=list(result.offered),
             skipped=result.skipped,
             dropped_messages=result.dropped_messages,
+            error=result.error,
         )
         return result
 

@@ -9,6 +9,7 @@ the conversation: it runs on a copy.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ class FlushResult:
     model_seconds: float = 0.0
     skipped: str = ""  # why no flush ran, if it did not
     dropped_messages: int = 0  # oldest messages left out to fit the window
+    error: str = ""  # the model call that failed, if one did (writes before it still count)
 
 
 def memory_view(ctx: Any) -> str:
@@ -139,10 +141,23 @@ async def run_flush(
         temperature=float(section.flush_temperature),
     )
     result.model_seconds = time.monotonic() - started
-    for name, args, outcome in loop.tool_outcomes:
-        if outcome.ok and name in ("memory", "skill_manage"):
+    for name, args, outcome in loop.outcomes:
+        if succeeded(outcome):
             result.writes.append(describe_write(name, args))
         else:
-            result.failures.append(f"{name}: {outcome.summary}")
-    result.calls = len([m for m in loop.messages if m.get("role") == "assistant"])
+            result.failures.append(f"{describe_write(name, args)}: {outcome.summary}")
+    result.calls = loop.iterations
+    if loop.error is not None:
+        result.error = str(loop.error)
     return result
+
+
+def succeeded(outcome: Any) -> bool:
+    """Whether a tool call did its write: ok, and no `success: false` or `error` in its JSON result."""
+    if not outcome.ok:
+        return False
+    try:
+        content = json.loads(outcome.content)
+    except (TypeError, ValueError):
+        return True
+    return not (isinstance(content, dict) and (content.get("success") is False or "error" in content))

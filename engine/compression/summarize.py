@@ -86,12 +86,12 @@ class Summariser:
         middle_tokens: int,
     ) -> SummaryResult:
         section = self.section
-        budget = summary_budget(middle_tokens, context_length, section)
+        window = await self._window(context_length)
+        budget = summary_budget(middle_tokens, min(context_length, window), section)
         result = SummaryResult("", "fallback", budget)
         limits = TranscriptLimits.from_config(section)
         rendered = render_transcript(middle, limits)
         sizes = tokens.count_many(rendered)
-        window = await self._window(context_length)
         previous_tokens = tokens.count(previous) if previous else 0
         max_reply = int(budget * 1.3)
         input_budget = max(
