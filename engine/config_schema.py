@@ -69,6 +69,13 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "reasoning_effort": S("", "Reasoning effort passed to models that take one."),
         "yolo": S(False, "Run destructive terminal commands without asking."),
     },
+    "review": {
+        "enabled": S(True, "Run the background review when a nudge is due (memory, skill save, skill fix)."),
+        "max_iterations": S(16, "Most model calls one background review may make.", 1),
+        "wait_timeout": S(
+            300.0, "Seconds `hws run` and closing a session wait for a running review before stopping it.", 0
+        ),
+    },
     "memory": {
         "memory_enabled": S(True, "Keep MEMORY.md (environment notes) in the system prompt."),
         "user_profile_enabled": S(True, "Keep USER.md (the user profile) in the system prompt."),

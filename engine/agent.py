@@ -1,0 +1,752 @@
+"""The agent: one conversation with a model over the session store, the tools and the learning loop.
+
+    agent = Agent(home, config)                       # cheap and synchronous; nothing opened yet
+    async for event in agent.run_turn("hello"):       # the events of engine/events.py, in order
+        ...
+    await agent.interrupt()                           # from elsewhere: the turn ends, interrupted
+    agent.answer_approval(request_id, "once")         # the answer to an ApprovalNeeded event
+    await agent.wait_background()                     # a background review, if one is running
+    await agent.close()
+
+Two channels reach a UI. `run_turn` yields everything the turn does (text and reasoning deltas,
+tool calls and results, memory and skill writes, approvals, retries as `Status`, usage, errors,
+nudges, compression, `TurnFinished` last). Work outside a turn (the background review and its
+writes, the memory provider's status, `/compress`) goes to `agent.on_background(event)`, called
+on the event loop's thread; until one is set those events wait in `agent.background_events`.
+
+Every message is committed to the session store as it completes: the user's before the model is
+called, each assistant reply when it ends (partial when interrupted), each tool result as it
+comes. The system prompt is built once per session and sent byte-identical on every call until
+a compression moves the conversation to a new session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import threading
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.agent_session import AgentError, open_session, open_store
+from engine.events import (
+    ErrorEvent,
+    Event,
+    NudgeFired,
+    ReasoningDelta,
+    SessionChanged,
+    Status,
+    TextDelta,
+    ToolCalled,
+    ToolFinished,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+)
+from engine.history import MISSING_RESULT, estimate_tokens
+from engine.nudges import Nudge, NudgeTracker
+from engine.prompt import SystemPrompt
+from engine.prompt_build import tool_schema_tokens
+from engine.tool_loop import assistant_entry, tool_entry
+from engine.tools import ApprovalRequest, Decision, ToolContext, ToolError, ToolRegistry, parse_arguments
+
+if TYPE_CHECKING:
+    from engine.config import Config
+    from engine.home import Home
+    from engine.llm import AssistantMessage, LLMClient, StreamCall, TokenUsage, ToolCall
+
+log = logging.getLogger(__name__)
+
+Approver = Callable[[ApprovalRequest], Awaitable[Decision | str]]
+EventCallback = Callable[[Event], object]
+_END = object()
+BACKGROUND_BUFFER = 1000  # events kept for a UI that has not set `on_background` yet
+INTERRUPTED_RESULT = "Interrupted by the user before this call finished."
+
+
+class AgentBusy(AgentError):
+    """A turn is already running."""
+
+
+@dataclass
+class SessionTotals:
+    """What this agent's calls cost so far (all sessions of the chain), for a status bar."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    last_prompt_tokens: int = 0
+
+
+@dataclass
+class _TurnState:
+    text: str
+    iterations: int = 0
+    tool_calls: int = 0
+    final_text: str = ""
+    call: StreamCall | None = None  # the model call in flight, until its reply is recorded
+    pending_calls: tuple[ToolCall, ...] = ()  # calls of the recorded reply still without a result
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    hit_limit: bool = False
+
+
+def create_agent(home: Home, config: Config, **options: Any) -> Agent:
+    """The workstation's factory (see `Agent` for the options)."""
+    return Agent(home, config, **options)
+
+
+class Agent:
+    """One conversation. Construct anywhere; the first `run_turn` (or `start`) opens the session."""
+
+    def __init__(
+        self,
+        home: Home,
+        config: Config,
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        resume: str | None = None,
+        source: str = "cli",
+        approve: Approver | None = None,
+        yolo: bool | None = None,
+        client: LLMClient | None = None,
+        aux_client: LLMClient | None = None,
+        registry: ToolRegistry | None = None,
+        on_background: EventCallback | None = None,
+    ) -> None:
+        from engine.llm import SettingsError
+        from engine.llm.direct import DirectLLMClient
+
+        self.home = home
+        self.config = config
+        self.cwd = Path(cwd or os.getcwd()).resolve()
+        self.source = source
+        self.yolo = bool(config.agent.yolo) if yolo is None else yolo
+        try:
+            self.client = client or DirectLLMClient.from_config(config, home.root)
+            self.aux_client = aux_client or (
+                DirectLLMClient.from_config(config, home.root, auxiliary=True) if client is None else client
+            )
+        except SettingsError as exc:
+            raise AgentError(str(exc)) from exc
+        if registry is None:
+            from engine.tools.knowledge import agent_registry
+
+            registry = agent_registry()
+        self.registry = registry
+        self.on_background = on_background
+        self.background_events: deque[Event] = deque(maxlen=BACKGROUND_BUFFER)
+        self.totals = SessionTotals()
+        self.session_id = ""
+        self.prompt: SystemPrompt | None = None
+        self.history: list[dict[str, Any]] = []
+        self.turns = 0
+        self._approve = approve
+        self._resume = resume
+        self._started = False
+        self._start_lock: asyncio.Lock | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread = 0
+        self._turn_queue: asyncio.Queue[Any] | None = None
+        self._turn_task: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[None]] = set()
+        self._approvals: dict[str, asyncio.Future[Decision | str]] = {}
+        self._usage_mark: tuple[int, int] | None = None  # (tokens of the last call, history length then)
+        self._window: int | None = None
+        self._schema_tokens = 0
+        self._system_message: dict[str, Any] = {}
+        self.store: Any = None
+        self.memory: Any = None
+        self.skills: Any = None
+        self.host: Any = None
+        self.compressor: Any = None
+        self.ctx: ToolContext | None = None
+        self.nudges = NudgeTracker(
+            int(config.memory.nudge_interval), int(config.skills.creation_nudge_tool_calls)
+        )
+
+    # -- opening and closing --------------------------------------------------------------------
+
+    async def start(self) -> str:
+        """Open the store and the session (new, or the one to resume); returns the session id."""
+        if self._start_lock is None:
+            self._start_lock = asyncio.Lock()
+        async with self._start_lock:
+            if not self._started:
+                await self._open()
+                self._started = True
+        return self.session_id
+
+    async def _open(self) -> None:
+        from engine.memory import Memory
+        from engine.skills.tiers import SessionTiers
+        from engine.skills.tools import SkillTools
+
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        self.store = await open_store(self.home, self.config)
+        self.memory = await asyncio.to_thread(Memory, self.home, self.config)
+        self.skills = SkillTools(
+            self.home, self.config, tiers=SessionTiers(""), session_id="", who="agent", emit=self._emit_main
+        )
+        opened = await open_session(
+            self.store,
+            self.home,
+            self.config,
+            resume=self._resume,
+            source=self.source,
+            tool_names=self.registry.names,
+            memory=self.memory,
+            skills=self.skills,
+            cwd=self.cwd,
+            model=self.client.settings.model,
+        )
+        self.history = opened.history
+        self.turns = sum(1 for m in opened.history if m.get("role") == "user")
+        if opened.resumed:
+            self.nudges.hydrate(opened.history)
+        self._schema_tokens = tool_schema_tokens(self.registry.schemas())
+        self.ctx = ToolContext(
+            home=self.home,
+            config=self.config,
+            cwd=self.cwd,
+            approve=self._ask_user,
+            emit=self._emit_main,
+            yolo=self.yolo,
+            resources={
+                "memory": self.memory,
+                "skills": self.skills,
+                "sessions": self.store,
+                "summarizer": self._summarize,
+            },
+        )
+        self._use_session(opened.session_id, opened.prompt)
+        self.compressor = self._make_compressor()
+        if str(self.config.memory.provider or "").strip():  # the host module is not worth importing otherwise
+            from engine.providers.host import ProviderHost
+
+            self.host = ProviderHost.from_config(self.home, self.config, emit=self._emit_background)
+            if self.host is not None:
+                self.host.start(self.session_id)
+
+    def _use_session(self, session_id: str, prompt: SystemPrompt) -> None:
+        self.session_id = session_id
+        self.prompt = prompt
+        self._system_message = {"role": "system", "content": prompt.text}
+        self._usage_mark = None
+        self.skills.session_id = session_id
+        self.skills.tiers.session_id = session_id
+        assert self.ctx is not None
+        self.ctx.session_id = session_id
+
+    def _make_compressor(self) -> Any:
+        """The compressor of issue 6 when it is installed; without it the conversation is never compressed."""
+        if not self.config.compression.enabled:
+            return None
+        try:
+            from engine.compression import Compressor  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:
+            return None
+        return Compressor(
+            self.home,
+            self.config,
+            main_client=self.client,
+            aux_client=self.aux_client,
+            store=self.store,
+            registry=self.registry,
+            emit=self._emit_main,
+        )
+
+    async def wait_background(self, timeout: float | None = None) -> bool:
+        """Wait for background reviews; True when none is left running."""
+        tasks = [t for t in self._background if not t.done()]
+        if not tasks:
+            return True
+        _done, pending = await asyncio.wait(tasks, timeout=timeout)
+        return not pending
+
+    async def close(self, end_reason: str | None = "cli_close") -> None:
+        """Finish background work (up to `review.wait_timeout`), end the session and release everything."""
+        if self._turn_task is not None and not self._turn_task.done():
+            self._turn_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._turn_task
+        if not await self.wait_background(float(self.config.review.wait_timeout)):
+            for task in self._background:
+                task.cancel()
+            await asyncio.gather(*self._background, return_exceptions=True)
+        if self.host is not None:
+            await asyncio.to_thread(self.host.close)
+        if self.store is not None:
+            if end_reason and self.session_id:
+                with contextlib.suppress(Exception):
+                    await self.store.end_session(self.session_id, end_reason)
+            await self.store.close()
+            self.store = None
+        await self.client.aclose()
+        if self.aux_client is not self.client:
+            await self.aux_client.aclose()
+
+    # -- events -----------------------------------------------------------------------------------
+
+    def _emit_main(self, event: Event) -> None:
+        """From tools and the compressor, on any thread: into the running turn, else the background."""
+        self._dispatch(event, into_turn=True)
+
+    def _emit_background(self, event: Event) -> None:
+        self._dispatch(event, into_turn=False)
+
+    def _dispatch(self, event: Event, into_turn: bool) -> None:
+        loop = self._loop
+        if loop is not None and threading.get_ident() != self._loop_thread:
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody is listening any more
+                loop.call_soon_threadsafe(self._deliver, event, into_turn)
+            return
+        self._deliver(event, into_turn)
+
+    def _deliver(self, event: Event, into_turn: bool) -> None:
+        if into_turn and self._turn_queue is not None:
+            self._turn_queue.put_nowait(event)
+            return
+        callback = self.on_background
+        if callback is None:
+            self.background_events.append(event)
+            return
+        try:
+            callback(event)
+        except Exception:  # a UI's bug must not stop the engine
+            log.exception("on_background failed for %s", event.kind)
+
+    def _put(self, event: Event) -> None:
+        self._deliver(event, into_turn=True)
+
+    # -- approvals --------------------------------------------------------------------------------
+
+    async def _ask_user(self, request: ApprovalRequest) -> Decision | str:
+        if self._approve is not None:
+            return await self._approve(request)
+        future: asyncio.Future[Decision | str] = asyncio.get_running_loop().create_future()
+        self._approvals[request.request_id] = future
+        try:
+            return await future
+        finally:
+            self._approvals.pop(request.request_id, None)
+
+    def answer_approval(self, request_id: str, decision: Decision | str) -> bool:
+        """The user's answer to an `ApprovalNeeded` (once, session or deny); False if nothing waits."""
+        future = self._approvals.get(request_id)
+        if future is None or future.done():
+            return False
+        future.set_result(decision)
+        return True
+
+    # -- the turn ---------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self._turn_task is not None and not self._turn_task.done()
+
+    async def run_turn(self, text: str) -> AsyncIterator[Event]:
+        """Run one user turn, yielding its events; `TurnFinished` is always the last one."""
+        if self.busy:
+            raise AgentBusy("A turn is already running; wait for it to finish or interrupt it.")
+        try:
+            await self.start()
+        except AgentError as exc:
+            yield ErrorEvent(self.session_id, str(exc))
+            yield TurnFinished(self.session_id, "")
+            return
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._turn_queue = queue
+        task = asyncio.create_task(self._turn(text))
+        self._turn_task = task
+        task.add_done_callback(lambda _t: queue.put_nowait(_END))
+        try:
+            while True:
+                event = await queue.get()
+                if event is _END:
+                    break
+                yield event
+        finally:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            if self._turn_queue is queue:
+                self._turn_queue = None
+            self._turn_task = None
+
+    async def interrupt(self) -> bool:
+        """Stop the running turn: what was said is kept and recorded; open approvals are denied."""
+        task = self._turn_task
+        if task is None or task.done():
+            return False
+        for future in list(self._approvals.values()):
+            if not future.done():
+                future.set_result(Decision.DENY)
+        task.cancel()
+        return True
+
+    async def _turn(self, text: str) -> None:
+        self.turns += 1
+        self._put(TurnStarted(self.session_id, text, self.turns))
+        self.memory.start_turn()
+        self.nudges.start_turn()
+        state = _TurnState(text)
+        interrupted = failed = False
+        try:
+            await self._append("user", text)
+            self.history.append({"role": "user", "content": text})
+            if self.host is not None:
+                self.host.mirror("user", text)
+            layer = await self._provider_layer(text)
+            await self._call_until_answered(state, layer)
+        except asyncio.CancelledError:
+            interrupted = True
+            await self._record_interruption(state)
+        except Exception as exc:
+            failed = True
+            state.call = None  # a reply that failed for good is not kept, only what completed before it
+            from engine.llm import LLMError
+
+            if isinstance(exc, LLMError):
+                self._put(ErrorEvent(self.session_id, exc.message, exc.retryable))
+            else:
+                log.exception("turn failed")
+                message = f"The turn failed: {type(exc).__name__}: {exc}"
+                if isinstance(exc, AgentError):
+                    message = str(exc)
+                self._put(ErrorEvent(self.session_id, message))
+            await self._record_interruption(state, note=False)
+        completed = not (interrupted or failed or state.hit_limit)
+        due = self.nudges.end_turn(completed)
+        for nudge in due:
+            self._put(NudgeFired(self.session_id, nudge.kind, nudge.reason))
+        self._put(TurnFinished(self.session_id, state.final_text, interrupted, state.tool_calls))
+        if due and bool(self.config.review.enabled):
+            self._start_review(due, state.tool_calls)
+        if self.host is not None:
+            self.host.after_turn(text)
+
+    async def _provider_layer(self, text: str) -> str | None:
+        if self.host is None:
+            return None
+        try:
+            return await self.host.turn_layer(text)  # type: ignore[no-any-return]
+        except Exception:  # the provider never blocks or breaks a turn
+            log.exception("provider layer failed")
+            return None
+
+    async def _call_until_answered(self, state: _TurnState, layer: str | None) -> None:
+        max_calls = int(self.config.agent.max_turns)
+        while True:
+            if state.iterations >= max_calls:
+                state.hit_limit = True
+                self._put(
+                    ErrorEvent(
+                        self.session_id,
+                        f"Stopped after {max_calls} model calls in one turn (agent.max_turns); the work so "
+                        "far is kept. Say 'continue' to go on, or raise agent.max_turns in config.yaml.",
+                    )
+                )
+                return
+            state.iterations += 1
+            await self._compress_if_due()
+            reply = await self._call_model(state, layer)
+            await self._record_reply(state, reply)
+            if not reply.tool_calls:
+                state.final_text = reply.content
+                return
+            await self._run_tools(state, reply.tool_calls)
+
+    def _request_messages(self, text: str, layer: str | None) -> list[dict[str, Any]]:
+        """System prompt, the call-time system text, and the history with the provider layer applied."""
+        head = [self._system_message]
+        extra = str(self.config.agent.system_prompt or "")
+        if extra:
+            head.append({"role": "system", "content": extra})
+        if not layer:
+            return head + self.history
+        history = list(self.history)
+        for index in range(len(history) - 1, -1, -1):
+            message = history[index]
+            if message.get("role") == "user" and message.get("content") == text:
+                history[index] = {"role": "user", "content": f"{text}\n\n{layer}"}
+                break
+        return head + history
+
+    async def _call_model(self, state: _TurnState, layer: str | None) -> AssistantMessage:
+        from engine.llm import ContextLengthError, FinishChunk, ReasoningChunk, RetryChunk, TextChunk
+
+        compressed_for_overflow = False
+        while True:
+            call = self.client.stream(
+                self._request_messages(state.text, layer), tools=self.registry.schemas() or None
+            )
+            state.call = call
+            reply: AssistantMessage | None = None
+            try:
+                async with call:
+                    async for chunk in call:
+                        if isinstance(chunk, TextChunk):
+                            self._put(TextDelta(self.session_id, chunk.text))
+                        elif isinstance(chunk, ReasoningChunk):
+                            self._put(ReasoningDelta(self.session_id, chunk.text))
+                        elif isinstance(chunk, RetryChunk):
+                            self._put(Status(self.session_id, "warning", f"Model call failed; {chunk.text}."))
+                        elif isinstance(chunk, FinishChunk):
+                            reply = chunk.message
+            except ContextLengthError as exc:
+                state.call = None
+                if self.compressor is None or compressed_for_overflow:
+                    raise
+                compressed_for_overflow = True
+                self._window = exc.limit
+                self._put(Status(self.session_id, "warning", str(exc)))
+                await self.compress_now("overflow")
+                continue
+            assert reply is not None
+            return reply
+
+    async def _record_reply(self, state: _TurnState, reply: AssistantMessage) -> None:
+        entry = assistant_entry(reply)
+        await self._append(
+            "assistant",
+            reply.content,
+            tool_calls=[c.as_dict() for c in reply.tool_calls] or None,
+            finish_reason=reply.finish_reason,
+            reasoning=reply.reasoning or None,
+        )
+        self.history.append(entry)
+        state.call = None
+        state.pending_calls = reply.tool_calls
+        if reply.content and self.host is not None:
+            self.host.mirror("assistant", reply.content)
+        if reply.usage is not None:
+            await self._record_usage(reply.usage, reply.model)
+
+    async def _record_usage(self, usage: TokenUsage, model: str) -> None:
+        totals = self.totals
+        totals.calls += 1
+        totals.prompt_tokens += usage.prompt_tokens
+        totals.completion_tokens += usage.completion_tokens
+        totals.cached_tokens += usage.cached_tokens
+        totals.last_prompt_tokens = usage.prompt_tokens
+        self._usage_mark = (usage.prompt_tokens + usage.completion_tokens, len(self.history))
+        await self.store.record_usage(
+            self.session_id,
+            input_tokens=usage.prompt_tokens,
+            output_tokens=usage.completion_tokens,
+            cache_read_tokens=usage.cached_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+            reasoning_tokens=usage.reasoning_tokens,
+            model=model or self.client.settings.model or None,
+        )
+        self._put(Usage(self.session_id, usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens))
+
+    async def _run_tools(self, state: _TurnState, calls: tuple[ToolCall, ...]) -> None:
+        assert self.ctx is not None
+        width = int(self.config.tool_output.preview_chars)
+        for call in calls:
+            try:
+                arguments = parse_arguments(call.arguments)
+            except ToolError:
+                arguments = {}
+            preview = self.registry.preview_call(call.name, call.arguments, width)
+            self._put(ToolCalled(self.session_id, call.id, call.name, arguments, preview))
+
+        async def run_one(call: ToolCall) -> None:
+            assert self.ctx is not None
+            outcome = await self.registry.dispatch(call.name, call.arguments, self.ctx)
+            state.results[call.id] = tool_entry(call.id, outcome.content)
+            state.tool_calls += 1
+            self.nudges.observe(call.name, outcome.arguments, outcome.ok)
+            await self._append("tool", outcome.content, tool_call_id=call.id, tool_name=call.name)
+            self._put(
+                ToolFinished(
+                    self.session_id,
+                    call.id,
+                    call.name,
+                    outcome.ok,
+                    outcome.summary,
+                    outcome.duration_s,
+                    outcome.content,
+                )
+            )
+
+        await asyncio.gather(*(run_one(call) for call in calls))
+        self.history.extend(state.results[call.id] for call in calls)
+        state.results.clear()
+        state.pending_calls = ()
+
+    async def _record_interruption(self, state: _TurnState, note: bool = True) -> None:
+        """Keep what was said: the partial reply, and an answer for every call left without one."""
+        try:
+            call = state.call
+            if call is not None:
+                partial = call.message
+                state.call = None
+                if partial.content:
+                    await self._append(
+                        "assistant",
+                        partial.content,
+                        finish_reason="interrupted",
+                        reasoning=partial.reasoning or None,
+                    )
+                    self.history.append({"role": "assistant", "content": partial.content})
+                    state.final_text = partial.content
+            if state.pending_calls:
+                for tool_call in state.pending_calls:
+                    result = state.results.get(tool_call.id)
+                    if result is None:
+                        content = INTERRUPTED_RESULT if note else MISSING_RESULT
+                        result = tool_entry(tool_call.id, content)
+                        await self._append(
+                            "tool", content, tool_call_id=tool_call.id, tool_name=tool_call.name
+                        )
+                    self.history.append(result)
+                state.pending_calls = ()
+                state.results.clear()
+        except Exception:  # recording the interruption must not hide the interruption itself
+            log.exception("recording an interrupted turn failed")
+
+    async def _append(self, role: str, content: Any, **fields: Any) -> None:
+        await self.store.append_message(self.session_id, role, content, **fields)
+
+    # -- compression --------------------------------------------------------------------------------
+
+    def estimated_tokens(self) -> int:
+        """The next request's size: the provider's last count plus what was added since, else an estimate."""
+        if self._usage_mark is not None:
+            tokens, length = self._usage_mark
+            return tokens + estimate_tokens(self.history[length:])
+        assert self.prompt is not None
+        return self.prompt.tokens + self._schema_tokens + estimate_tokens(self.history)
+
+    async def context_window(self) -> int:
+        if self._window is None:
+            from engine.llm import LLMError
+
+            try:
+                self._window = (await self.client.context_length()).tokens
+            except LLMError:
+                return int(self.client.settings.fallback_context_length)
+        return self._window
+
+    async def _compress_if_due(self) -> None:
+        if self.compressor is None:
+            return
+        if self.compressor.should_compress(self.estimated_tokens(), await self.context_window()):
+            await self.compress_now("threshold")
+
+    async def compress(self, focus: str | None = None) -> Any:
+        """`/compress [focus]`: compress now, between turns; its events go to `on_background`."""
+        if self.busy:
+            raise AgentBusy("A turn is running; compress after it ends.")
+        await self.start()
+        if self.compressor is None:
+            raise AgentError("Compression is not available (it is off in config, or not installed).")
+        return await self.compress_now("manual", focus)
+
+    async def compress_now(self, reason: str, focus: str | None = None) -> Any:
+        assert self.prompt is not None and self.ctx is not None
+        outcome = await self.compressor.compress(
+            session_id=self.session_id,
+            messages=list(self.history),
+            system_prompt_tokens=self.prompt.tokens,
+            tool_schema_tokens=self._schema_tokens,
+            context_length=await self.context_window(),
+            reason=reason,
+            focus=focus,
+            ctx=self.ctx,
+        )
+        if outcome.new_session_id and outcome.new_session_id != self.session_id:
+            await self._switch_session(outcome.new_session_id, list(outcome.messages))
+        return outcome
+
+    async def _switch_session(self, new_session_id: str, messages: list[dict[str, Any]]) -> None:
+        """After a compression split: the compressed history, a prompt rebuilt from disk, the new id."""
+        from engine.agent_session import fresh_prompt
+
+        old = self.session_id
+        prompt = await fresh_prompt(
+            self.home,
+            self.config,
+            tool_names=self.registry.names,
+            memory=self.memory,
+            skills=self.skills,
+            cwd=self.cwd,
+            model=self.client.settings.model,
+        )
+        await self.store.update_session(new_session_id, system_prompt=prompt.text)
+        self.history = messages
+        self._use_session(new_session_id, prompt)
+        self._emit_main(SessionChanged(new_session_id, old, "compression"))
+        if self.host is not None:
+            self.host.split(old, new_session_id)
+
+    # -- the background review ----------------------------------------------------------------------
+
+    def _start_review(self, nudges: list[Nudge], tool_calls: int) -> None:
+        from engine.review import ReviewJob
+
+        assert self.prompt is not None
+        job = ReviewJob(self.session_id, self.prompt.text, tuple(self.history), tuple(nudges), tool_calls)
+        task = asyncio.create_task(self._review(job))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _review(self, job: Any) -> None:
+        from engine.review import describe, review_context, run_review
+
+        kinds = ", ".join(n.kind for n in job.nudges)
+        self._emit_background(Status(job.session_id, "info", f"Background review running ({kinds})."))
+        try:
+            ctx = await asyncio.to_thread(
+                review_context, self.home, self.config, self.cwd, job.session_id, self._emit_background
+            )
+
+            def retrying(chunk: Any) -> None:
+                self._emit_background(Status(job.session_id, "warning", f"Background review: {chunk.text}."))
+
+            result = await run_review(
+                self.aux_client,
+                job,
+                self.registry,
+                ctx,
+                max_iterations=int(self.config.review.max_iterations),
+                on_retry=retrying,
+            )
+            if result.usages and self.store is not None:
+                await self.store.record_usage(
+                    job.session_id,
+                    input_tokens=result.prompt_tokens,
+                    output_tokens=result.completion_tokens,
+                    cache_read_tokens=sum(u.cached_tokens for u in result.usages),
+                    api_calls=len(result.usages),
+                    model=self.aux_client.settings.model or None,
+                )
+            level, sentence = describe(result, job.nudges)
+        except asyncio.CancelledError:
+            self._emit_background(Status(job.session_id, "warning", f"Background review ({kinds}) stopped."))
+            raise
+        except Exception as exc:
+            log.exception("background review failed")
+            level, sentence = "warning", f"Background review ({kinds}) failed: {type(exc).__name__}: {exc}"
+        self._emit_background(Status(job.session_id, level, sentence))
+
+    # -- auxiliary helpers --------------------------------------------------------------------------
+
+    async def _summarize(self, transcript: str) -> str:
+        """session_search's recap: one auxiliary call."""
+        from engine.sessions.session_search import RECAP_INSTRUCTIONS
+
+        reply = await self.aux_client.complete(
+            [{"role": "system", "content": RECAP_INSTRUCTIONS}, {"role": "user", "content": transcript}]
+        )
+        return reply.content

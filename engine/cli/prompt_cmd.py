@@ -1,0 +1,86 @@
+"""`hws prompt [--json] [--text]`: the system prompt a new session would get, layer by layer, in tokens."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine.cli.common import EXIT_OK, fail, open_home, print_json
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "prompt",
+        help="show the system prompt's layers and token counts, with the tool schemas",
+        description=(
+            "Build the system prompt a new session in this folder would get (identity, guidance, skills "
+            "index, project context, memory and user snapshots, session line) and print each layer's "
+            "tokens, plus the tool schemas that go with every call."
+        ),
+    )
+    parser.add_argument("--json", action="store_true", help="print the layers and totals as JSON")
+    parser.add_argument("--text", action="store_true", help="print the prompt text itself after the table")
+    parser.add_argument("--cwd", metavar="DIR", help="working directory (default: the current one)")
+    parser.set_defaults(handler=run)
+
+
+def gather(args: argparse.Namespace) -> dict[str, Any]:
+    from engine.memory import Memory
+    from engine.prompt_build import build_system_prompt, tool_schema_text
+    from engine.skills.tiers import SessionTiers
+    from engine.skills.tools import SkillTools
+    from engine.tokens import count
+    from engine.tools.knowledge import agent_registry
+
+    home, config = open_home(args)
+    cwd = Path(args.cwd).resolve() if args.cwd else Path.cwd()
+    if not cwd.is_dir():
+        fail(f"--cwd {args.cwd} is not a folder.")
+    registry = agent_registry()
+    skills = SkillTools(home, config, tiers=SessionTiers(""), session_id="")
+    memory = Memory(home, config)
+    prompt = build_system_prompt(
+        home,
+        config,
+        tool_names=registry.names,
+        skills_index=skills.index(),
+        snapshot=memory.load_snapshot(),
+        cwd=cwd,
+        model=config.model_name,
+    )
+    schema_text = tool_schema_text(registry.schemas())
+    schema_tokens = count(schema_text)
+    data = prompt.as_dict()
+    data["tools"] = {
+        "count": len(registry),
+        "names": registry.names,
+        "tokens": schema_tokens,
+        "chars": len(schema_text),
+        "per_tool": {s["function"]["name"]: count(tool_schema_text([s])) for s in registry.schemas()},
+    }
+    data["total_tokens"] = prompt.tokens + schema_tokens
+    data["system_prompt_chars"] = len(prompt.text)
+    return data
+
+
+def run(args: argparse.Namespace) -> int:
+    data = gather(args)
+    if args.json:
+        print_json(data)
+        return EXIT_OK
+    out = sys.stdout
+    out.write(f"{'layer':<15}{'tokens':>8}  {'cached':<7}source / note\n")
+    for layer in data["layers"]:
+        where = " — ".join(p for p in (layer["source"], layer["note"]) if p)
+        cached = "yes" if layer["cached"] else "no"
+        out.write(f"{layer['name']:<15}{layer['tokens']:>8,}  {cached:<7}{where}\n")
+    out.write(f"{'system prompt':<15}{data['tokens']:>8,}  ({data['system_prompt_chars']:,} chars)\n")
+    tools = data["tools"]
+    names = ", ".join(tools["names"])
+    out.write(f"{'tool schemas':<15}{tools['tokens']:>8,}  ({tools['count']} tools: {names})\n")
+    out.write(f"{'total':<15}{data['total_tokens']:>8,}  tokens sent with every call before any message\n")
+    if args.text:
+        out.write("\n" + data["text"] + "\n")
+    return EXIT_OK

@@ -1,0 +1,258 @@
+"""`hws run "PROMPT"`: one turn of the agent, headless — the answer on stdout, tool calls on stderr.
+
+`--json` prints every event (the turn's and the background review's) as one JSON line with its
+`session_id`; `--session ID` continues a session (at the newest child of its compression chain);
+`--scripted` (or `--scenario NAME|FILE`) answers from the scripted model server, started in this
+process, instead of the configured model. The process exits after any background review of the turn
+has finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from engine.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, fail, open_home
+
+if TYPE_CHECKING:
+    from engine.config import Config
+    from engine.events import Event
+    from engine.home import Home
+    from engine.llm import LLMClient
+    from engine.tools import ApprovalRequest
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "run",
+        help="run one agent turn headless: the answer on stdout, tool calls on stderr",
+        description=(
+            "Send PROMPT to the agent and stream the answer to stdout; tool calls, memory and skill writes "
+            "and status lines go to stderr as one-line summaries. Exits after any background review."
+        ),
+    )
+    parser.add_argument("prompt", nargs="?", help="the message; '-' or nothing reads it from stdin")
+    parser.add_argument("--session", metavar="ID", help="continue this session (an id or unique prefix)")
+    parser.add_argument("--json", action="store_true", help="print every event as a JSON line instead")
+    parser.add_argument("--yolo", action="store_true", help="run destructive commands without asking")
+    parser.add_argument(
+        "--scripted",
+        action="store_true",
+        help="answer from the built-in scripted model server (started in this process) instead of the "
+        "configured model; no API key needed",
+    )
+    parser.add_argument(
+        "--scenario",
+        metavar="NAME|FILE",
+        help="the scripted model's scenario: a shipped name or a YAML file (implies --scripted; "
+        "default: default)",
+    )
+    parser.add_argument("--cwd", metavar="DIR", help="working directory of the tools (default: here)")
+    parser.set_defaults(handler=run)
+
+
+def _prompt_text(args: argparse.Namespace) -> str:
+    text = args.prompt
+    if text is None or text == "-":
+        if sys.stdin.isatty():
+            fail('Give a prompt: hws run "what is in this folder?" (or pipe one in).')
+        text = sys.stdin.read()
+    if not text.strip():
+        fail("The prompt is empty; give the message to send.")
+    return str(text)
+
+
+def _no_model_sentence(home: Home) -> str:
+    return (
+        f"No model is configured: set model.base_url and model.default in {home.config_file} (any "
+        f"OpenAI-compatible endpoint), or put OPENROUTER_API_KEY in {home.env_file}; "
+        '`hws run --scripted "hello"` tries the built-in scripted model.'
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    home, config = open_home(args)
+    text = _prompt_text(args)
+    cwd = Path(args.cwd).resolve() if args.cwd else None
+    if cwd is not None and not cwd.is_dir():
+        fail(f"--cwd {args.cwd} is not a folder.")
+    server = None
+    client = aux_client = None
+    if args.scripted or args.scenario:
+        server, client = _scripted_client(args.scenario or "default", home, config)
+        aux_client = client
+    else:
+        from engine.llm import SettingsError, model_settings
+
+        try:
+            model_settings(config)
+        except SettingsError:
+            fail(_no_model_sentence(home), EXIT_USAGE)
+    try:
+        return asyncio.run(_run_turn(home, config, text, args, cwd, client, aux_client))
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def _scripted_client(scenario_name: str, home: Home, config: Config) -> tuple[Any, LLMClient]:
+    from engine.llm import ModelSettings
+    from engine.llm.direct import DirectLLMClient
+    from engine.model_server import ScenarioError, ScriptedModelServer, load_scenario
+
+    try:
+        scenario = load_scenario(scenario_name)
+    except ScenarioError as exc:
+        fail(str(exc), EXIT_USAGE)
+    server = ScriptedModelServer(scenario).start()
+    settings = ModelSettings(
+        base_url=server.base_url,
+        model=scenario.model,
+        max_retries=int(config.agent.api_max_retries),
+        retry_base_delay=float(config.agent.retry_base_delay),
+        retry_max_delay=float(config.agent.retry_max_delay),
+    )
+    return server, DirectLLMClient(settings, home_root=home.root)
+
+
+async def _run_turn(
+    home: Home,
+    config: Config,
+    text: str,
+    args: argparse.Namespace,
+    cwd: Any,
+    client: LLMClient | None,
+    aux_client: LLMClient | None,
+) -> int:
+    from engine.agent import Agent, AgentError
+
+    printer = JsonPrinter() if args.json else TextPrinter()
+    try:
+        agent = Agent(
+            home,
+            config,
+            cwd=cwd,
+            resume=args.session,
+            source="cli",
+            approve=None if args.yolo else TerminalApprover(printer),
+            yolo=True if args.yolo else None,
+            client=client,
+            aux_client=aux_client,
+            on_background=printer.show,
+        )
+    except AgentError as exc:
+        fail(str(exc), EXIT_USAGE)
+    try:
+        async for event in agent.run_turn(text):
+            printer.show(event)
+        await agent.wait_background(float(config.review.wait_timeout))
+    finally:
+        await agent.close()
+    printer.finish(agent.session_id)
+    return EXIT_REFUSED if printer.failed else EXIT_OK
+
+
+class TerminalApprover:
+    """Asks on the terminal when there is one; with nobody to ask, a destructive action is declined."""
+
+    def __init__(self, printer: Any) -> None:
+        self.printer = printer
+
+    async def __call__(self, request: ApprovalRequest) -> str:
+        if not (sys.stdin.isatty() and sys.stderr.isatty()):
+            self.printer.note(
+                f"declined: {request.command} ({request.reason}); no terminal to ask — pass --yolo to allow"
+            )
+            return "deny"
+        question = f"Allow `{request.command}`? {request.reason}  [o]nce / [s]ession / [d]eny: "
+        answer = await asyncio.to_thread(_ask, question)
+        return {"o": "once", "s": "session"}.get(answer[:1].lower(), "deny")
+
+
+def _ask(question: str) -> str:
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    return sys.stdin.readline().strip()
+
+
+class TextPrinter:
+    """Plain output: the answer streams to stdout, everything else is a short line on stderr."""
+
+    def __init__(self) -> None:
+        self.failed = False
+        self.previews: dict[str, str] = {}
+        self.text_open = False  # stdout has text without a final newline
+
+    def note(self, line: str) -> None:
+        if self.text_open:
+            sys.stdout.flush()
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    def show(self, event: Event) -> None:
+        kind = event.kind
+        data = event.__dict__
+        if kind == "text_delta":
+            sys.stdout.write(data["text"])
+            sys.stdout.flush()
+            self.text_open = not data["text"].endswith("\n")
+        elif kind == "tool_called":
+            if self.text_open:  # the model's words before its tool calls end their line
+                sys.stdout.write("\n")
+                sys.stdout.flush()
+                self.text_open = False
+            self.previews[data["call_id"]] = data["preview"]
+        elif kind == "tool_finished":
+            mark = "┊" if data["ok"] else "┊ ✗"
+            preview = self.previews.pop(data["call_id"], data["name"])
+            self.note(f"{mark} {preview}  → {data['preview']} ({data['duration_s']:.1f}s)")
+        elif kind == "memory_written":
+            self.note(f"┊ memory    {data['target']} {data['action']} by {data['who']}: {data['message']}")
+        elif kind == "skill_changed":
+            self.note(f"┊ skill     {data['action']} {data['name']} by {data['who']}")
+        elif kind == "nudge_fired":
+            self.note(f"┊ nudge     {data['nudge']}: {data['reason']}")
+        elif kind == "status":
+            self.note(f"{data['level']}: {data['text']}")
+        elif kind == "error_event":
+            self.failed = True
+            self.note(f"error: {data['message']}")
+        elif kind == "compression_finished":
+            self.note(f"┊ compressed {data['tokens_before']:,} → {data['tokens_after']:,} tokens")
+        elif kind == "session_changed":
+            self.note(f"┊ session   now {event.session_id} ({data['reason']})")
+        elif kind == "turn_finished":
+            if self.text_open:
+                sys.stdout.write("\n")
+                sys.stdout.flush()
+                self.text_open = False
+            if data["interrupted"]:
+                self.note("interrupted; what was said is kept")
+
+    def finish(self, session_id: str) -> None:
+        if session_id:
+            self.note(f"session {session_id}")
+
+
+class JsonPrinter:
+    """`--json`: one JSON object per event on stdout, each with its `type` and `session_id`."""
+
+    def __init__(self) -> None:
+        self.failed = False
+
+    def note(self, line: str) -> None:
+        sys.stderr.write(line + "\n")
+
+    def show(self, event: Event) -> None:
+        if event.kind == "error_event":
+            self.failed = True
+        sys.stdout.write(json.dumps(event.as_dict(), ensure_ascii=False, default=str) + "\n")
+        sys.stdout.flush()
+
+    def finish(self, session_id: str) -> None:
+        pass

@@ -1,0 +1,103 @@
+"""Gather a session's system prompt from the home: the layers of `engine.prompt`, read once.
+
+    prompt = build_system_prompt(home, config, tool_names=registry.names, skills_index=skills.index(),
+                                 snapshot=memory.load_snapshot(), cwd=cwd, model="gpt-x")
+
+The result is frozen for the session: the agent sends `prompt.text` on every call and rebuilds it
+only after a compression or for a new session, so a memory write mid-session reaches the files
+but not the prompt.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine import tokens
+from engine.config import Config
+from engine.context_files import load_identity, load_project_context
+from engine.home import Home
+from engine.prompt import Layer, SystemPrompt, assemble, guidance_text, make_layer, session_text
+
+if TYPE_CHECKING:
+    from engine.memory_snapshot import MemorySnapshot
+    from engine.skills.index import SkillIndex
+
+PROJECT_CONTEXT_HEADER = "# Project context\n\nInstructions from the project you are working in:"
+
+
+def _note(*parts: str) -> str:
+    return " ".join(p for p in parts if p)
+
+
+def identity_layer(home: Home, config: Config) -> Layer | None:
+    loaded = load_identity(home, int(config.get("context_file_max_chars")))
+    note = loaded.note
+    if loaded.blocked:
+        note = _note(note, f"blocked: {', '.join(loaded.blocked)}")
+    elif loaded.truncated_from:
+        note = _note(note, f"truncated from {loaded.truncated_from:,} chars")
+    return make_layer("identity", loaded.text, source=loaded.source, note=note)
+
+
+def project_layer(cwd: Path, config: Config) -> Layer | None:
+    loaded = load_project_context(cwd, int(config.get("context_file_max_chars")))
+    if loaded is None:
+        return None
+    if not loaded.text:  # unreadable: no layer, but nothing to say in the prompt either
+        return None
+    note = loaded.note
+    if loaded.blocked:
+        note = _note(note, f"blocked: {', '.join(loaded.blocked)}")
+    elif loaded.truncated_from:
+        note = _note(note, f"truncated from {loaded.truncated_from:,} chars")
+    text = f"{PROJECT_CONTEXT_HEADER}\n\n{loaded.text}"
+    return make_layer("context_files", text, source=loaded.source, note=note)
+
+
+def build_system_prompt(
+    home: Home,
+    config: Config,
+    *,
+    tool_names: Iterable[str],
+    skills_index: SkillIndex | None,
+    snapshot: MemorySnapshot | None,
+    cwd: Path,
+    model: str,
+    started: dt.datetime | None = None,
+) -> SystemPrompt:
+    """Every layer, in the stable-to-volatile order of `engine.prompt.LAYER_ORDER`."""
+    names = list(tool_names)
+    layers: list[Layer | None] = [
+        identity_layer(home, config),
+        make_layer("guidance", guidance_text(names)),
+        project_layer(cwd, config),
+        make_layer("session", session_text(model, str(cwd), started)),
+    ]
+    if skills_index is not None and "skill_view" in names:
+        skill_note = f"{len(skills_index.entries)} skills" if skills_index.entries else ""
+        layers.append(make_layer("skills", skills_index.text, note=skill_note))
+    if snapshot is not None and "memory" in names:
+        for target in ("memory", "user"):
+            source = str(home.memories / ("MEMORY.md" if target == "memory" else "USER.md"))
+            layers.append(make_layer(target, snapshot.block(target), source=source))
+    return assemble(layers, time.time())
+
+
+def stored_prompt(text: str) -> SystemPrompt:
+    """A prompt kept in the session database: resumed byte for byte, as one cached layer."""
+    layer = Layer("stored", text, True, tokens.count(text), source="state.db", note="resumed session")
+    return SystemPrompt((layer,), time.time())
+
+
+def tool_schema_text(schemas: list[dict[str, Any]]) -> str:
+    """The tool schemas as they go over the wire (the JSON the request body carries)."""
+    return json.dumps(schemas, ensure_ascii=False) if schemas else ""
+
+
+def tool_schema_tokens(schemas: list[dict[str, Any]]) -> int:
+    return tokens.count(tool_schema_text(schemas))
