@@ -5,5 +5,6 @@ modules are the steps, each usable and testable alone.
 """
 
 from engine.compression.compressor import REASONS, CompressionOutcome, Compressor, summary_of
+from engine.compression.messages import is_summary
 
-__all__ = ["REASONS", "CompressionOutcome", "Compressor", "summary_of"]
+__all__ = ["REASONS", "CompressionOutcome", "Compressor", "is_summary", "summary_of"]

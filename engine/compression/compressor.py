@@ -23,7 +23,7 @@ from typing import Any
 
 from engine.compression.boundaries import calls_in_longest_task, plan_boundaries
 from engine.compression.flush import FlushResult, run_flush
-from engine.compression.messages import SENTINEL_FLAG, message_tokens, total_tokens
+from engine.compression.messages import SENTINEL_FLAG, message_tokens, total_tokens, wire
 from engine.compression.pairs import sanitize_tool_pairs
 from engine.compression.prepass import PrepassLimits, prepass
 from engine.compression.split import split_session
@@ -53,6 +53,7 @@ class CompressionOutcome:
     summary_source: str = ""  # auxiliary | main | fallback | mixed
     note: str = ""  # why nothing was compressed, or what went wrong on the way
     timings: dict[str, float] = field(default_factory=dict)  # total_s, model_s, own_s
+    message_ids: list[int] = field(default_factory=list)  # each message's row in the child session
 
     @property
     def saved_share(self) -> float:
@@ -270,11 +271,11 @@ class Compressor:
         )
 
         # Phase 3: split the session
-        new_id, written, note = session_id, compressed, ""
+        new_id, written, ids, note = session_id, [wire(m) for m in compressed], [], ""
         if self.store is not None:
             try:
                 split = await split_session(self.store, session_id, history, compressed)
-                new_id, written = split.new_session_id, split.messages
+                new_id, written, ids = split.new_session_id, split.messages, split.message_ids
                 detail_saved = split.saved_to_parent
             except asyncio.CancelledError:
                 raise
@@ -310,6 +311,7 @@ class Compressor:
             compressed=True,
             summary_source=summary.source,
             note=note,
+            message_ids=ids,
         )
 
     async def _flush(

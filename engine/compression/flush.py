@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.compression.messages import message_tokens, wire
 from engine.compression.pairs import sanitize_tool_pairs
+from engine.events import Event, MemoryWritten
 from engine.prompt import guidance_text
 
 SENTINEL = (
@@ -34,7 +35,7 @@ SYSTEM = (
     "You are the assistant of the conversation below, pausing before its older turns are compacted. "
     "This step only saves durable knowledge with the tools offered; the user does not see your reply."
 )
-INPUT_SHARE = 0.75  # of the window, for the flush request
+INPUT_SHARE = 0.70  # of the window, for the flush request besides what is kept for the reply (at most 1/4)
 
 
 @dataclass
@@ -128,28 +129,50 @@ async def run_flush(
         message_tokens([{"role": "system", "content": system}, {"role": "user", "content": sentinel}])
     )
     schema_tokens = sum(message_tokens([{"role": "system", "content": str(tools.schemas())}]))
-    budget = int(window * INPUT_SHARE) - int(section.flush_max_tokens) - fixed - schema_tokens
+    reply_reserve = min(int(section.flush_max_tokens), window // 4)
+    budget = int(window * INPUT_SHARE) + window // 4 - reply_reserve - fixed - schema_tokens
     fitted, result.dropped_messages = fit_conversation([wire(m) for m in conversation], keep_first, budget)
     request = [{"role": "system", "content": system}, *fitted, {"role": "user", "content": sentinel}]
+    written: list[MemoryWritten] = []
+
+    def tee(event: Event) -> object:
+        if isinstance(event, MemoryWritten):
+            written.append(event)
+        return ctx.emit(event)
+
     started = time.monotonic()
     loop = await run_tool_loop(
         client,
         request,
         tools,
-        ctx,
+        replace(ctx, emit=tee),
         max_iterations=int(section.flush_max_iterations),
         temperature=float(section.flush_temperature),
     )
     result.model_seconds = time.monotonic() - started
+    result.writes = [describe_memory_event(event, ctx) for event in written]
     for name, args, outcome in loop.outcomes:
-        if succeeded(outcome):
-            result.writes.append(describe_write(name, args))
-        else:
+        if not succeeded(outcome):
             result.failures.append(f"{describe_write(name, args)}: {outcome.summary}")
+        elif name != "memory":  # memory writes are known from their events, which skip no-op adds
+            result.writes.append(describe_write(name, args))
     result.calls = loop.iterations
     if loop.error is not None:
         result.error = str(loop.error)
     return result
+
+
+def describe_memory_event(event: MemoryWritten, ctx: Any) -> str:
+    """`user add: "…"` from the journal entry the write recorded, else from the event alone."""
+    journal = getattr(getattr(ctx, "resources", {}).get("memory"), "journal", None)
+    try:
+        summary = journal.get(event.journal_id).summary if journal is not None else ""
+    except Exception:  # a pruned or unreadable journal still leaves the event's own words
+        summary = ""
+    if summary.startswith(f"{event.action}: "):
+        summary = summary[len(event.action) + 2 :]
+    text = summary or event.message
+    return f'{event.target} {event.action}: "{text}"' if text else f"{event.target} {event.action}"
 
 
 def succeeded(outcome: Any) -> bool:

@@ -3,11 +3,12 @@ compressed history. The parent keeps every original message, so search still fin
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.compression.messages import SENTINEL_FLAG, STUB_FLAG, SUMMARY_FLAG, call_name, tool_calls
+from engine.compression.messages import SENTINEL_FLAG, call_name, text_of, tool_calls, wire
 
 END_REASON = "compression"
 
@@ -15,7 +16,8 @@ END_REASON = "compression"
 @dataclass(frozen=True)
 class SplitResult:
     new_session_id: str
-    messages: list[dict[str, Any]]  # the compressed history, each with `_id` of its row in the child
+    messages: list[dict[str, Any]]  # the compressed history, ready for the wire
+    message_ids: list[int]  # the row of each message in the child session
     saved_to_parent: int  # originals that were not in the store yet and were written to the parent
 
 
@@ -43,6 +45,35 @@ def _call_names(messages: Sequence[dict[str, Any]]) -> dict[str, str]:
     return {str(c.get("id") or ""): call_name(c) for m in messages for c in tool_calls(m)}
 
 
+def _signature(
+    role: str, content: Any, tool_call_id: Any, calls: Any
+) -> tuple[str, str, str, tuple[str, ...]]:
+    ids = tuple(str(c.get("id") or "") for c in calls or () if isinstance(c, dict))
+    return (role, text_of(content).strip(), str(tool_call_id or ""), ids)
+
+
+async def unstored(store: Any, session_id: str, original: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages of `original` that the session does not hold yet (matched by role, text and call ids,
+    so it works whether or not the caller kept the `_id` of each row)."""
+    rows = await store.get_messages(session_id)
+    have = Counter(_signature(r.role, r.content, r.tool_call_id, r.tool_calls) for r in rows)
+    missing = []
+    for message in original:
+        if message.get(SENTINEL_FLAG):
+            continue
+        key = _signature(
+            str(message.get("role") or ""),
+            message.get("content"),
+            message.get("tool_call_id"),
+            tool_calls(message),
+        )
+        if have[key] > 0:
+            have[key] -= 1
+        else:
+            missing.append(message)
+    return missing
+
+
 async def split_session(
     store: Any,
     session_id: str,
@@ -54,18 +85,12 @@ async def split_session(
     If the child cannot be created the parent is reopened, so the conversation still has a live session.
     """
     names = _call_names(original)
-    saved = 0
-    for message in original:  # messages the caller never stored must not be lost with the middle
-        if (
-            "_id" in message
-            or message.get(SUMMARY_FLAG)
-            or message.get(SENTINEL_FLAG)
-            or message.get(STUB_FLAG)
-        ):
-            continue
+    missing = await unstored(store, session_id, original)
+    for message in missing:  # messages the caller never stored must not be lost with the middle
         await _append(store, session_id, message, names)
-        saved += 1
     parent = await store.require_session(session_id)
+    if parent.ended and parent.end_reason != END_REASON:
+        await store.reopen_session(session_id)  # e.g. `hws compress` on a session that was closed
     await store.end_session(session_id, END_REASON)
     try:
         child = await store.create_session(
@@ -79,8 +104,5 @@ async def split_session(
         await store.reopen_session(session_id)
         raise
     names = _call_names(compressed)
-    written = []
-    for message in compressed:
-        row = await _append(store, child.id, message, names)
-        written.append({**message, "_id": row})
-    return SplitResult(child.id, written, saved)
+    ids = [await _append(store, child.id, message, names) for message in compressed]
+    return SplitResult(child.id, [wire(m) for m in compressed], ids, len(missing))
