@@ -35,15 +35,40 @@ _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s:/@]+):([^\s@/
 _MEDIA = re.compile(r"MEDIA:\S+")
 
 
+# Substrings (lower case) without which a pattern cannot match: most text skips most patterns.
+_TOKEN_HINTS = (
+    "-----begin",
+    "sk-",
+    "akia",
+    "asia",
+    "gh",
+    "glpat-",
+    "xox",
+    "aiza",
+    "hf_",
+    "_live_",
+    "_test_",
+    "eyj",
+)
+_ASSIGNED_HINTS = ("key", "secret", "token", "passw", "credential", "authorization")
+
+
 def redact(text: str) -> str:
     """The text with secrets replaced by [REDACTED] and media markers by `[media attachment]`."""
     if not text:
         return text
-    text = _TOKENS.sub(REDACTED, text)
-    text = _URL_CREDENTIALS.sub(lambda m: f"{m.group(1)}{m.group(2)}:{REDACTED}@", text)
-    text = _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
-    text = _ASSIGNED.sub(_keep_name, text)
-    return _MEDIA.sub("[media attachment]", text)
+    lower = text.lower()
+    if any(hint in lower for hint in _TOKEN_HINTS):
+        text = _TOKENS.sub(REDACTED, text)
+    if "://" in text and "@" in text:
+        text = _URL_CREDENTIALS.sub(lambda m: f"{m.group(1)}{m.group(2)}:{REDACTED}@", text)
+    if "bearer" in lower or "basic" in lower:
+        text = _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
+    if any(hint in lower for hint in _ASSIGNED_HINTS):
+        text = _ASSIGNED.sub(_keep_name, text)
+    if "MEDIA:" in text:
+        text = _MEDIA.sub("[media attachment]", text)
+    return text
 
 
 def _keep_name(match: re.Match[str]) -> str:
