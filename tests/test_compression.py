@@ -18,7 +18,7 @@ from engine.home import Home
 from engine.llm import LLMClient, ModelSettings
 from engine.model_server import ScriptedModelServer
 from engine.sessions import SessionStore
-from engine.tools import ToolContext, ToolRegistry
+from engine.tools import TodoItem, ToolContext, ToolRegistry
 from tests.compression_support import assistant, call, conversation, pairing_problems, result, turn, user
 
 SYSTEM_TOKENS = 300
@@ -484,3 +484,27 @@ async def test_a_middle_larger_than_the_summariser_reads_is_summarised_in_updati
     summarize = next(p for p in rig.of(CompressionPhase) if p.phase == "summarize")
     assert summarize.detail["digested_without_model"] > 0 and summarize.detail["calls"] == len(requests)
     assert json.dumps(summarize.detail)  # the timeline can store it as it is
+
+
+async def test_open_tasks_ride_along_in_the_summary_and_are_replaced_next_time(
+    home: Home, store: SessionStore
+) -> None:
+    with scenario() as server:
+        rig = Rig(home, store, server)
+        rig.ctx.state.todos = [
+            TodoItem(1, "audit /srv/a", "done"),
+            TodoItem(2, "audit /srv/b", "in_progress"),
+        ]
+        session_id = await rig.new_session()
+        first = await rig.compress(session_id, await rig.persist(session_id, conversation(6)))
+        assert (
+            "Task List (current, from the todo tool)\n1. [x] audit /srv/a\n2. [>] audit /srv/b"
+            in first.summary
+        )
+        rig.ctx.state.todos[1].status = "done"
+        rig.ctx.state.todos.append(TodoItem(3, "write the report"))
+        more = first.messages + await rig.persist(first.new_session_id, conversation(5, tag="u"))
+        second = await rig.compress(first.new_session_id, more)
+        update = summary_requests(server)[1].messages[-1]["content"]
+    assert "Task List" not in update  # the old list is not handed to the summariser as history
+    assert second.summary.count("Task List (current") == 1 and "3. [ ] write the report" in second.summary

@@ -15,9 +15,12 @@ from engine.compression.summarize import chunk_spans, clean_reply, summary_budge
 from engine.compression.summary_message import (
     PREFIX,
     SUFFIX,
+    TASKS_HEADING,
     place_summary,
     summary_text,
     take_previous_summaries,
+    with_tasks,
+    without_tasks,
 )
 from engine.compression.summary_prompt import SECTIONS, auto_focus, summary_prompt
 from engine.compression.tail import cap_tail_outputs
@@ -339,3 +342,12 @@ def test_the_tail_is_cut_only_when_it_alone_overflows() -> None:
         and len(smaller[2]["content"]) < 2200
         and "cut from 40,000 characters" in smaller[2]["content"]
     )
+
+
+def test_the_live_task_list_is_appended_and_replaced_not_accumulated() -> None:
+    summary = with_tasks("## Goal\nShip.\n## Critical Context\nv2", "1. [ ] write docs")
+    assert summary.endswith(f"{TASKS_HEADING}\n1. [ ] write docs")
+    assert without_tasks(summary) == "## Goal\nShip.\n## Critical Context\nv2"
+    middle = "## Goal\nShip.\n\n" + TASKS_HEADING + "\n1. [x] old\n\n## Critical Context\nv2"
+    assert without_tasks(middle) == "## Goal\nShip.\n\n## Critical Context\nv2"
+    assert with_tasks("## Goal\nShip.", "") == "## Goal\nShip."

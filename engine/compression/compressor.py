@@ -28,7 +28,12 @@ from engine.compression.pairs import sanitize_tool_pairs
 from engine.compression.prepass import PrepassLimits, prepass
 from engine.compression.split import split_session
 from engine.compression.summarize import Summariser, SummaryResult
-from engine.compression.summary_message import place_summary, take_previous_summaries
+from engine.compression.summary_message import (
+    place_summary,
+    take_previous_summaries,
+    with_tasks,
+    without_tasks,
+)
 from engine.compression.summary_prompt import auto_focus
 from engine.compression.tail import cap_tail_outputs
 from engine.events import CompressionFinished, CompressionPhase, CompressionStarted, Event, Status
@@ -68,6 +73,16 @@ def strip_flush_leftovers(messages: Sequence[dict[str, Any]]) -> list[dict[str, 
         if message.get(SENTINEL_FLAG):
             return list(messages[:index])
     return list(messages)
+
+
+def open_tasks(ctx: Any) -> str:
+    """The todo list as the todo tool renders it, when some task is still open; else nothing."""
+    todos = getattr(getattr(ctx, "state", None), "todos", None) or []
+    if not any(getattr(t, "status", "") not in ("done", "cancelled") for t in todos):
+        return ""
+    from engine.tools.todo import render
+
+    return render(ctx.state)
 
 
 class Compressor:
@@ -198,6 +213,7 @@ class Compressor:
             session_id, history, "", (), tokens_before, tokens_before, session_id, reason, False
         )
         clean, previous = take_previous_summaries(history)
+        previous = without_tasks(previous) if previous else previous
         counts = message_tokens(clean)
         tail_budget = int(self.threshold_tokens(context_length) * float(section.target_ratio))
         plan = plan_boundaries(
@@ -236,6 +252,7 @@ class Compressor:
             return await self._abort(unchanged, summary, flush)
         head = clean[: plan.head_end]
         following = ([clean[plan.kept_user]] if plan.kept_user is not None else []) + clean[plan.tail_start :]
+        summary.text = with_tasks(summary.text, open_tasks(ctx))
         compressed, orphans, stubs = sanitize_tool_pairs(place_summary(head, summary.text, following))
         tail_from = len(compressed) - len(clean[plan.tail_start :])
         compressed, capped = cap_tail_outputs(

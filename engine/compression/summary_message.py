@@ -23,6 +23,23 @@ LEGACY_PREFIXES = (
 )
 
 
+TASKS_HEADING = "## Task List (current, from the todo tool)"
+
+
+def with_tasks(summary: str, tasks: str) -> str:
+    """The summary with the live task list appended word for word (it is state, not history)."""
+    return f"{summary.rstrip()}\n\n{TASKS_HEADING}\n{tasks.strip()}" if tasks.strip() else summary
+
+
+def without_tasks(summary: str) -> str:
+    """The summary without the task list an earlier compression appended (a fresh one replaces it)."""
+    head, found, rest = summary.partition(TASKS_HEADING)
+    if not found:
+        return summary
+    following = rest.find("\n## ")
+    return (head.rstrip() + ("\n\n" + rest[following + 1 :] if following >= 0 else "")).strip()
+
+
 def looks_like_summary(text: str) -> bool:
     head = text.lstrip()[:80]
     return any(head.startswith(p) for p in LEGACY_PREFIXES)
