@@ -6,6 +6,7 @@ Every query here runs under a deadline: SQLite's progress handler (installed by 
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sqlite3
 import time
@@ -83,10 +84,13 @@ class Interrupted(Exception):
 class FtsQueries:
     """Query building blocks on one connection; `Searcher` decides which to run."""
 
-    def __init__(self, conn: aiosqlite.Connection, message_columns: set[str]) -> None:
+    def __init__(self, conn: aiosqlite.Connection, message_columns: set[str], lock: asyncio.Lock) -> None:
         self.conn = conn
         self.columns = message_columns
         self.deadline: float | None = None
+        # The store's statement lock: while a deadline is set no other statement (an append, say)
+        # can reach the connection, so the progress handler only ever stops a search's own query.
+        self.lock = lock
         self._vocabs: set[str] = set()
 
     def progress_check(self) -> int:
@@ -97,15 +101,16 @@ class FtsQueries:
     async def fetch(self, sql: str, params: Sequence[Any], deadline: float | None = None) -> list[Any]:
         if deadline is not None and time.perf_counter() > deadline:
             raise Interrupted
-        self.deadline = deadline
-        try:
-            return list(await self.conn.execute_fetchall(sql, params))
-        except sqlite3.OperationalError as exc:
-            if "interrupt" in str(exc).lower():
-                raise Interrupted from exc
-            raise
-        finally:
-            self.deadline = None
+        async with self.lock:
+            self.deadline = deadline
+            try:
+                return list(await self.conn.execute_fetchall(sql, params))
+            except sqlite3.OperationalError as exc:
+                if "interrupt" in str(exc).lower():
+                    raise Interrupted from exc
+                raise
+            finally:
+                self.deadline = None
 
     def filter_sql(self, filters: SearchFilters) -> tuple[str, list[Any], bool]:
         """Conditions on message `m` (and session `s`); True when `sessions` must be joined."""
@@ -253,8 +258,9 @@ class FtsQueries:
         """A per-connection fts5vocab table listing every (term, message) of `index`."""
         name = f"temp.{index.table}_instances"
         if name not in self._vocabs:
-            await self.conn.execute(
-                f"CREATE VIRTUAL TABLE IF NOT EXISTS {name} USING fts5vocab(main, {index.table}, 'instance')"
+            await self.fetch(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS {name} USING fts5vocab(main, {index.table}, 'instance')",
+                (),
             )
             self._vocabs.add(name)
         return name

@@ -18,6 +18,7 @@ at most `search_rank_rows + 1` of the newest matches of each word (cheap whateve
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -105,8 +106,9 @@ class Searcher:
         cjk: FtsIndex | None,
         message_columns: set[str],
         settings: Mapping[str, Any],
+        lock: asyncio.Lock,
     ) -> None:
-        self.q = FtsQueries(conn, message_columns)
+        self.q = FtsQueries(conn, message_columns, lock)
         self.words = words
         self.cjk = cjk
         self.rank_rows = int(settings["search_rank_rows"])

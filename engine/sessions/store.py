@@ -91,8 +91,9 @@ class SessionStore(LineageMixin):
         self.info = info
         self.settings = settings
         self._known_sessions: set[str] = set()
-        # Writes from concurrent coroutines must not land inside another's BEGIN ... COMMIT.
-        self._write_lock = asyncio.Lock()
+        # One statement (or transaction) at a time from this store's coroutines: a write never lands
+        # inside another's BEGIN ... COMMIT, nor runs while a search's deadline is armed.
+        self._lock = asyncio.Lock()
         self._session_select = self._select_list("sessions", SESSION_FIELDS)
         self._message_select = self._select_list("messages", MESSAGE_FIELDS)
         self.searcher = Searcher(
@@ -101,6 +102,7 @@ class SessionStore(LineageMixin):
             cjk=self._cjk_index(),
             message_columns=info.columns.get("messages", set()),
             settings=settings,
+            lock=self._lock,
         )
 
     # -- opening and closing
@@ -179,12 +181,13 @@ class SessionStore(LineageMixin):
 
     async def close(self) -> None:
         """Checkpoint the WAL into the main file (best effort) and close."""
-        try:
-            if not self.read_only:
-                await self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        except sqlite3.Error:
-            pass
-        await self._conn.close()
+        async with self._lock:
+            try:
+                if not self.read_only:
+                    await self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error:
+                pass
+            await self._conn.close()
 
     async def __aenter__(self) -> SessionStore:
         return self
@@ -233,6 +236,10 @@ class SessionStore(LineageMixin):
         return self.info.our_indexes_ready and not self.info.backfill_pending
 
     async def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        async with self._lock:
+            return await self._fetch_unlocked(sql, params)
+
+    async def _fetch_unlocked(self, sql: str, params: Sequence[Any]) -> list[Any]:
         try:
             return list(await self._conn.execute_fetchall(sql, params))
         except sqlite3.Error as exc:
@@ -245,13 +252,13 @@ class SessionStore(LineageMixin):
     async def _write(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """One auto-committed statement; refused on a read-only store."""
         self._check_writable()
-        async with self._write_lock:
-            return await self._fetch(sql, params)
+        async with self._lock:
+            return await self._fetch_unlocked(sql, params)
 
     async def _transaction(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
         """Several statements committed together, or not at all."""
         self._check_writable()
-        async with self._write_lock:
+        async with self._lock:
             try:
                 await self._conn.execute("BEGIN IMMEDIATE")
                 for sql, params in statements:
@@ -680,9 +687,10 @@ class SessionStore(LineageMixin):
         if self.info.our_indexes_ready and not self.info.read_only:
             for table in ("hws_fts", "hws_fts_cjk"):
                 try:
-                    await self._conn.execute(
-                        f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)"
-                    )
+                    async with self._lock:
+                        await self._conn.execute(
+                            f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)"
+                        )
                 except sqlite3.Error as exc:
                     problems.append(f"{table}: {exc}")
         return problems
