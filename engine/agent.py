@@ -33,13 +33,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.agent_session import AgentError, open_session, open_store
+from engine.agent_compression import CompressionMixin
+from engine.agent_review import ReviewMixin
+from engine.agent_session import AgentBusy, AgentError, open_session, open_store
 from engine.events import (
     ErrorEvent,
     Event,
     NudgeFired,
     ReasoningDelta,
-    SessionChanged,
     Status,
     TextDelta,
     ToolCalled,
@@ -48,8 +49,8 @@ from engine.events import (
     TurnStarted,
     Usage,
 )
-from engine.history import MISSING_RESULT, estimate_tokens
-from engine.nudges import Nudge, NudgeTracker
+from engine.history import MISSING_RESULT
+from engine.nudges import NudgeTracker
 from engine.prompt import SystemPrompt
 from engine.prompt_build import tool_schema_tokens
 from engine.tool_loop import assistant_entry, tool_entry
@@ -67,10 +68,6 @@ EventCallback = Callable[[Event], object]
 _END = object()
 BACKGROUND_BUFFER = 1000  # events kept for a UI that has not set `on_background` yet
 INTERRUPTED_RESULT = "Interrupted by the user before this call finished."
-
-
-class AgentBusy(AgentError):
-    """A turn is already running."""
 
 
 @dataclass
@@ -101,7 +98,7 @@ def create_agent(home: Home, config: Config, **options: Any) -> Agent:
     return Agent(home, config, **options)
 
 
-class Agent:
+class Agent(CompressionMixin, ReviewMixin):
     """One conversation. Construct anywhere; the first `run_turn` (or `start`) opens the session."""
 
     def __init__(
@@ -118,6 +115,7 @@ class Agent:
         aux_client: LLMClient | None = None,
         registry: ToolRegistry | None = None,
         on_background: EventCallback | None = None,
+        exact_tokens: bool = True,
     ) -> None:
         from engine.llm import SettingsError
         from engine.llm.direct import DirectLLMClient
@@ -140,6 +138,7 @@ class Agent:
             registry = agent_registry()
         self.registry = registry
         self.on_background = on_background
+        self.exact_tokens = exact_tokens  # False: prompt sizes by estimate (no tokenizer load; `hws run`)
         self.background_events: deque[Event] = deque(maxlen=BACKGROUND_BUFFER)
         self.totals = SessionTotals()
         self.session_id = ""
@@ -155,6 +154,7 @@ class Agent:
         self._turn_queue: asyncio.Queue[Any] | None = None
         self._turn_task: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
+        self._last_review: asyncio.Task[None] | None = None
         self._approvals: dict[str, asyncio.Future[Decision | str]] = {}
         self._usage_mark: tuple[int, int] | None = None  # (tokens of the last call, history length then)
         self._window: int | None = None
@@ -178,7 +178,13 @@ class Agent:
             self._start_lock = asyncio.Lock()
         async with self._start_lock:
             if not self._started:
-                await self._open()
+                try:
+                    await self._open()
+                except BaseException:
+                    if self.store is not None:  # a half-open session leaves nothing behind
+                        await self.store.close()
+                        self.store = None
+                    raise
                 self._started = True
         return self.session_id
 
@@ -205,12 +211,13 @@ class Agent:
             skills=self.skills,
             cwd=self.cwd,
             model=self.client.settings.model,
+            exact_tokens=self.exact_tokens,
         )
         self.history = opened.history
         self.turns = sum(1 for m in opened.history if m.get("role") == "user")
         if opened.resumed:
             self.nudges.hydrate(opened.history)
-        self._schema_tokens = tool_schema_tokens(self.registry.schemas())
+        self._schema_tokens = tool_schema_tokens(self.registry.schemas(), self.exact_tokens)
         self.ctx = ToolContext(
             home=self.home,
             config=self.config,
@@ -243,24 +250,6 @@ class Agent:
         self.skills.tiers.session_id = session_id
         assert self.ctx is not None
         self.ctx.session_id = session_id
-
-    def _make_compressor(self) -> Any:
-        """The compressor of issue 6 when it is installed; without it the conversation is never compressed."""
-        if not self.config.compression.enabled:
-            return None
-        try:
-            from engine.compression import Compressor  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            return None
-        return Compressor(
-            self.home,
-            self.config,
-            main_client=self.client,
-            aux_client=self.aux_client,
-            store=self.store,
-            registry=self.registry,
-            emit=self._emit_main,
-        )
 
     async def wait_background(self, timeout: float | None = None) -> bool:
         """Wait for background reviews; True when none is left running."""
@@ -357,15 +346,17 @@ class Agent:
             raise AgentBusy("A turn is already running; wait for it to finish or interrupt it.")
         try:
             await self.start()
-        except AgentError as exc:
-            yield ErrorEvent(self.session_id, str(exc))
+        except Exception as exc:  # a store or home problem is a sentence for the UI, not a crash
+            if not isinstance(exc, AgentError):
+                log.exception("the session could not be opened")
+            yield ErrorEvent(self.session_id, str(exc) or type(exc).__name__)
             yield TurnFinished(self.session_id, "")
             return
         queue: asyncio.Queue[Any] = asyncio.Queue()
         self._turn_queue = queue
         task = asyncio.create_task(self._turn(text))
         self._turn_task = task
-        task.add_done_callback(lambda _t: queue.put_nowait(_END))
+        task.add_done_callback(lambda _t: self._turn_over(queue))
         try:
             while True:
                 event = await queue.get()
@@ -380,6 +371,12 @@ class Agent:
             if self._turn_queue is queue:
                 self._turn_queue = None
             self._turn_task = None
+
+    def _turn_over(self, queue: asyncio.Queue[Any]) -> None:
+        """The turn's task ended: close its stream; from now on, stray events go to the background."""
+        queue.put_nowait(_END)
+        if self._turn_queue is queue:
+            self._turn_queue = None
 
     async def interrupt(self) -> bool:
         """Stop the running turn: what was said is kept and recorded; open approvals are denied."""
@@ -490,15 +487,21 @@ class Agent:
             )
             state.call = call
             reply: AssistantMessage | None = None
+            streamed = False  # text of this attempt already shown (a retry makes it void)
             try:
                 async with call:
                     async for chunk in call:
                         if isinstance(chunk, TextChunk):
+                            streamed = True
                             self._put(TextDelta(self.session_id, chunk.text))
                         elif isinstance(chunk, ReasoningChunk):
                             self._put(ReasoningDelta(self.session_id, chunk.text))
                         elif isinstance(chunk, RetryChunk):
-                            self._put(Status(self.session_id, "warning", f"Model call failed; {chunk.text}."))
+                            void = "; the text so far is void and the reply starts over" if streamed else ""
+                            streamed = False
+                            self._put(
+                                Status(self.session_id, "warning", f"Model call failed; {chunk.text}{void}.")
+                            )
                         elif isinstance(chunk, FinishChunk):
                             reply = chunk.message
             except ContextLengthError as exc:
@@ -617,136 +620,3 @@ class Agent:
 
     async def _append(self, role: str, content: Any, **fields: Any) -> None:
         await self.store.append_message(self.session_id, role, content, **fields)
-
-    # -- compression --------------------------------------------------------------------------------
-
-    def estimated_tokens(self) -> int:
-        """The next request's size: the provider's last count plus what was added since, else an estimate."""
-        if self._usage_mark is not None:
-            tokens, length = self._usage_mark
-            return tokens + estimate_tokens(self.history[length:])
-        assert self.prompt is not None
-        return self.prompt.tokens + self._schema_tokens + estimate_tokens(self.history)
-
-    async def context_window(self) -> int:
-        if self._window is None:
-            from engine.llm import LLMError
-
-            try:
-                self._window = (await self.client.context_length()).tokens
-            except LLMError:
-                return int(self.client.settings.fallback_context_length)
-        return self._window
-
-    async def _compress_if_due(self) -> None:
-        if self.compressor is None:
-            return
-        if self.compressor.should_compress(self.estimated_tokens(), await self.context_window()):
-            await self.compress_now("threshold")
-
-    async def compress(self, focus: str | None = None) -> Any:
-        """`/compress [focus]`: compress now, between turns; its events go to `on_background`."""
-        if self.busy:
-            raise AgentBusy("A turn is running; compress after it ends.")
-        await self.start()
-        if self.compressor is None:
-            raise AgentError("Compression is not available (it is off in config, or not installed).")
-        return await self.compress_now("manual", focus)
-
-    async def compress_now(self, reason: str, focus: str | None = None) -> Any:
-        assert self.prompt is not None and self.ctx is not None
-        outcome = await self.compressor.compress(
-            session_id=self.session_id,
-            messages=list(self.history),
-            system_prompt_tokens=self.prompt.tokens,
-            tool_schema_tokens=self._schema_tokens,
-            context_length=await self.context_window(),
-            reason=reason,
-            focus=focus,
-            ctx=self.ctx,
-        )
-        if outcome.new_session_id and outcome.new_session_id != self.session_id:
-            await self._switch_session(outcome.new_session_id, list(outcome.messages))
-        return outcome
-
-    async def _switch_session(self, new_session_id: str, messages: list[dict[str, Any]]) -> None:
-        """After a compression split: the compressed history, a prompt rebuilt from disk, the new id."""
-        from engine.agent_session import fresh_prompt
-
-        old = self.session_id
-        prompt = await fresh_prompt(
-            self.home,
-            self.config,
-            tool_names=self.registry.names,
-            memory=self.memory,
-            skills=self.skills,
-            cwd=self.cwd,
-            model=self.client.settings.model,
-        )
-        await self.store.update_session(new_session_id, system_prompt=prompt.text)
-        self.history = messages
-        self._use_session(new_session_id, prompt)
-        self._emit_main(SessionChanged(new_session_id, old, "compression"))
-        if self.host is not None:
-            self.host.split(old, new_session_id)
-
-    # -- the background review ----------------------------------------------------------------------
-
-    def _start_review(self, nudges: list[Nudge], tool_calls: int) -> None:
-        from engine.review import ReviewJob
-
-        assert self.prompt is not None
-        job = ReviewJob(self.session_id, self.prompt.text, tuple(self.history), tuple(nudges), tool_calls)
-        task = asyncio.create_task(self._review(job))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    async def _review(self, job: Any) -> None:
-        from engine.review import describe, review_context, run_review
-
-        kinds = ", ".join(n.kind for n in job.nudges)
-        self._emit_background(Status(job.session_id, "info", f"Background review running ({kinds})."))
-        try:
-            ctx = await asyncio.to_thread(
-                review_context, self.home, self.config, self.cwd, job.session_id, self._emit_background
-            )
-
-            def retrying(chunk: Any) -> None:
-                self._emit_background(Status(job.session_id, "warning", f"Background review: {chunk.text}."))
-
-            result = await run_review(
-                self.aux_client,
-                job,
-                self.registry,
-                ctx,
-                max_iterations=int(self.config.review.max_iterations),
-                on_retry=retrying,
-            )
-            if result.usages and self.store is not None:
-                await self.store.record_usage(
-                    job.session_id,
-                    input_tokens=result.prompt_tokens,
-                    output_tokens=result.completion_tokens,
-                    cache_read_tokens=sum(u.cached_tokens for u in result.usages),
-                    api_calls=len(result.usages),
-                    model=self.aux_client.settings.model or None,
-                )
-            level, sentence = describe(result, job.nudges)
-        except asyncio.CancelledError:
-            self._emit_background(Status(job.session_id, "warning", f"Background review ({kinds}) stopped."))
-            raise
-        except Exception as exc:
-            log.exception("background review failed")
-            level, sentence = "warning", f"Background review ({kinds}) failed: {type(exc).__name__}: {exc}"
-        self._emit_background(Status(job.session_id, level, sentence))
-
-    # -- auxiliary helpers --------------------------------------------------------------------------
-
-    async def _summarize(self, transcript: str) -> str:
-        """session_search's recap: one auxiliary call."""
-        from engine.sessions.session_search import RECAP_INSTRUCTIONS
-
-        reply = await self.aux_client.complete(
-            [{"role": "system", "content": RECAP_INSTRUCTIONS}, {"role": "user", "content": transcript}]
-        )
-        return reply.content

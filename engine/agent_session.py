@@ -30,6 +30,10 @@ class AgentError(Exception):
     """The agent cannot start or go on; the message is one sentence saying what to do."""
 
 
+class AgentBusy(AgentError):
+    """A turn is already running."""
+
+
 @dataclass
 class OpenedSession:
     session_id: str
@@ -73,6 +77,7 @@ async def fresh_prompt(
     cwd: Path,
     model: str,
     started: dt.datetime | None = None,
+    exact_tokens: bool = True,
 ) -> SystemPrompt:
     """The layers as the home holds them now (file reads and scans run off the event loop)."""
 
@@ -86,6 +91,7 @@ async def fresh_prompt(
             cwd=cwd,
             model=model,
             started=started,
+            exact_tokens=exact_tokens,
         )
 
     return await asyncio.to_thread(build)
@@ -103,13 +109,21 @@ async def open_session(
     skills: SkillTools,
     cwd: Path,
     model: str,
+    exact_tokens: bool = True,
 ) -> OpenedSession:
     """Create a session, or resume `resume` (an id or unique prefix) at the tip of its chain."""
     from engine.sessions.errors import SessionNotFound
 
     if resume is None:
         prompt = await fresh_prompt(
-            home, config, tool_names=tool_names, memory=memory, skills=skills, cwd=cwd, model=model
+            home,
+            config,
+            tool_names=tool_names,
+            memory=memory,
+            skills=skills,
+            cwd=cwd,
+            model=model,
+            exact_tokens=exact_tokens,
         )
         record = await store.create_session(
             source=source, model=model or None, system_prompt=prompt.text, cwd=str(cwd)
@@ -135,11 +149,12 @@ async def open_session(
         cwd=cwd,
         model=record.model or model,
         started=started,
+        exact_tokens=exact_tokens,
     )
     stored = await stored_system_prompt(store, record.id)
     if stored is None:
         await store.update_session(record.id, system_prompt=rebuilt.text)
         prompt = rebuilt
     else:
-        prompt = rebuilt if rebuilt.text == stored else stored_prompt(stored)
+        prompt = rebuilt if rebuilt.text == stored else stored_prompt(stored, exact_tokens)
     return OpenedSession(record.id, prompt, history, record.started_at, True)

@@ -28,23 +28,40 @@ if TYPE_CHECKING:
     from engine.skills.index import SkillIndex
 
 PROJECT_CONTEXT_HEADER = "# Project context\n\nInstructions from the project you are working in:"
+UNCACHED_LAYERS = ("session",)  # as in `engine.prompt.make_layer`
+
+
+def layer(
+    name: str, text: str | None, *, exact: bool = True, source: str = "", note: str = ""
+) -> Layer | None:
+    """`make_layer`, or with `exact=False` the same layer sized by the cheap estimate.
+
+    Exact counts load the tokenizer's vocabulary (about 150 ms a process); a one-shot `hws run`
+    shows no gauges, and compression switches to the provider's own count after the first call.
+    """
+    if exact:
+        return make_layer(name, text, source=source, note=note)
+    if not text or not text.strip():
+        return None
+    body = text.strip()
+    return Layer(name, body, name not in UNCACHED_LAYERS, tokens.estimate(body), source, note)
 
 
 def _note(*parts: str) -> str:
     return " ".join(p for p in parts if p)
 
 
-def identity_layer(home: Home, config: Config) -> Layer | None:
+def identity_layer(home: Home, config: Config, exact: bool = True) -> Layer | None:
     loaded = load_identity(home, int(config.get("context_file_max_chars")))
     note = loaded.note
     if loaded.blocked:
         note = _note(note, f"blocked: {', '.join(loaded.blocked)}")
     elif loaded.truncated_from:
         note = _note(note, f"truncated from {loaded.truncated_from:,} chars")
-    return make_layer("identity", loaded.text, source=loaded.source, note=note)
+    return layer("identity", loaded.text, exact=exact, source=loaded.source, note=note)
 
 
-def project_layer(cwd: Path, config: Config) -> Layer | None:
+def project_layer(cwd: Path, config: Config, exact: bool = True) -> Layer | None:
     loaded = load_project_context(cwd, int(config.get("context_file_max_chars")))
     if loaded is None:
         return None
@@ -56,7 +73,7 @@ def project_layer(cwd: Path, config: Config) -> Layer | None:
     elif loaded.truncated_from:
         note = _note(note, f"truncated from {loaded.truncated_from:,} chars")
     text = f"{PROJECT_CONTEXT_HEADER}\n\n{loaded.text}"
-    return make_layer("context_files", text, source=loaded.source, note=note)
+    return layer("context_files", text, exact=exact, source=loaded.source, note=note)
 
 
 def build_system_prompt(
@@ -69,29 +86,32 @@ def build_system_prompt(
     cwd: Path,
     model: str,
     started: dt.datetime | None = None,
+    exact_tokens: bool = True,
 ) -> SystemPrompt:
     """Every layer, in the stable-to-volatile order of `engine.prompt.LAYER_ORDER`."""
     names = list(tool_names)
+    exact = exact_tokens
     layers: list[Layer | None] = [
-        identity_layer(home, config),
-        make_layer("guidance", guidance_text(names)),
-        project_layer(cwd, config),
-        make_layer("session", session_text(model, str(cwd), started)),
+        identity_layer(home, config, exact),
+        layer("guidance", guidance_text(names), exact=exact),
+        project_layer(cwd, config, exact),
+        layer("session", session_text(model, str(cwd), started), exact=exact),
     ]
     if skills_index is not None and "skill_view" in names:
         skill_note = f"{len(skills_index.entries)} skills" if skills_index.entries else ""
-        layers.append(make_layer("skills", skills_index.text, note=skill_note))
+        layers.append(layer("skills", skills_index.text, exact=exact, note=skill_note))
     if snapshot is not None and "memory" in names:
         for target in ("memory", "user"):
             source = str(home.memories / ("MEMORY.md" if target == "memory" else "USER.md"))
-            layers.append(make_layer(target, snapshot.block(target), source=source))
+            layers.append(layer(target, snapshot.block(target), exact=exact, source=source))
     return assemble(layers, time.time())
 
 
-def stored_prompt(text: str) -> SystemPrompt:
+def stored_prompt(text: str, exact_tokens: bool = True) -> SystemPrompt:
     """A prompt kept in the session database: resumed byte for byte, as one cached layer."""
-    layer = Layer("stored", text, True, tokens.count(text), source="state.db", note="resumed session")
-    return SystemPrompt((layer,), time.time())
+    size = tokens.count(text) if exact_tokens else tokens.estimate(text)
+    stored = Layer("stored", text, True, size, source="state.db", note="resumed session")
+    return SystemPrompt((stored,), time.time())
 
 
 def tool_schema_text(schemas: list[dict[str, Any]]) -> str:
@@ -99,5 +119,6 @@ def tool_schema_text(schemas: list[dict[str, Any]]) -> str:
     return json.dumps(schemas, ensure_ascii=False) if schemas else ""
 
 
-def tool_schema_tokens(schemas: list[dict[str, Any]]) -> int:
-    return tokens.count(tool_schema_text(schemas))
+def tool_schema_tokens(schemas: list[dict[str, Any]], exact: bool = True) -> int:
+    text = tool_schema_text(schemas)
+    return tokens.count(text) if exact else tokens.estimate(text)

@@ -248,6 +248,33 @@ async def test_provider_errors_are_retried_with_status_lines(hermes_home: Path, 
     assert len(statuses) == 2 and all(s.level == "warning" for s in statuses)
     assert "429" in statuses[0].text and "500" in statuses[1].text and "retrying (1/3)" in statuses[0].text
     assert events[-1].text == "Third time lucky." and not of_type(events, ErrorEvent)
+    assert "void" not in statuses[0].text, "nothing had been shown yet"
+
+
+async def test_a_stream_cut_midway_is_retried_and_the_shown_text_declared_void(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    server = serve(
+        """
+        rules:
+          - times: 1
+            fault: {kind: cut, after_chunks: 2}
+            reply: {text: "Partial words that vanish", chunk_size: 4}
+          - reply: {text: "Whole answer."}
+        """
+    )
+    rig = make_rig(server, hermes_home, tmp_path)
+    try:
+        events = await rig.turn("hello")
+        sid = rig.agent.session_id
+    finally:
+        await rig.agent.close()
+        server.stop()
+    status = of_type(events, Status)
+    assert len(status) == 1 and "starts over" in status[0].text
+    assert events[-1].text == "Whole answer."
+    messages = await stored_messages(rig.home, sid)
+    assert [m.text for m in messages] == ["hello", "Whole answer."], "only the whole reply is recorded"
 
 
 async def test_a_final_provider_error_is_an_error_event_and_the_transcript_stays(

@@ -102,6 +102,19 @@ async def test_threshold_compression_moves_to_the_child_session_with_a_fresh_pro
     assert child.parent_session_id == first_id
     assert [m.text for m in await stored_messages(rig.home, new_id)][-1] == "Carry on."
 
+    server = serve('rules:\n  - reply: {text: "Resumed."}\n')
+    resumed = make_rig(server, hermes_home, tmp_path, resume=first_id)
+    try:
+        await resumed.turn("where were we?")
+    finally:
+        await resumed.agent.close()
+        server.stop()
+    assert resumed.agent.session_id == new_id, "resuming the parent continues at the newest child"
+    sent = server.chat_requests[0]
+    assert sent.system_prompt == after and sent.messages[1]["content"].startswith(
+        "[Summary of earlier turns]"
+    )
+
 
 async def test_a_context_length_error_compresses_and_retries_the_call(
     hermes_home: Path, tmp_path: Path

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from engine.home import Home
 from engine.model_server import ScriptedModelServer
 from tests.agent_support import serve, write_config
 
@@ -164,3 +166,36 @@ def test_prompt_lists_layers_and_stays_under_the_token_budget(hermes_home: Path,
     assert data["total_tokens"] < 5000, "system prompt plus tool schemas, empty memory, no skills"
     table = hws("prompt", home=hermes_home, cwd=project)
     assert "identity" in table.stdout and "tool schemas" in table.stdout and "total" in table.stdout
+
+
+def test_ctrl_c_keeps_the_partial_answer_and_exits_130(hermes_home: Path, project: Path) -> None:
+    import asyncio
+
+    from tests.agent_support import stored_messages
+
+    srv = serve('rules:\n  - reply: {text: "' + "word " * 200 + '", chunk_size: 5, chunk_delay: 0.02}\n')
+    write_config(hermes_home, model={"base_url": srv.base_url, "default": "scripted"})
+    env = {**os.environ, "HERMES_HOME": str(hermes_home), "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui.main", "run", "--json", "talk for a long time"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=project,
+    )
+    try:
+        assert process.stdout is not None
+        seen = [json.loads(process.stdout.readline()) for _ in range(6)]
+        process.send_signal(signal.SIGINT)
+        rest, _err = process.communicate(timeout=30)
+    finally:
+        srv.stop()
+    assert process.returncode == 130
+    events = seen + [json.loads(line) for line in rest.splitlines()]
+    said = "".join(e["text"] for e in events if e["type"] == "text_delta")
+    session_id = events[0]["session_id"]
+    messages = asyncio.run(stored_messages(Home.resolve(hermes_home), session_id))
+    assert [m.role for m in messages] == ["user", "assistant"]
+    assert messages[1].finish_reason == "interrupted" and messages[1].text.startswith(said)
+    assert len(messages[1].text) < len("word " * 200)

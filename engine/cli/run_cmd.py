@@ -144,6 +144,7 @@ async def _run_turn(
             client=client,
             aux_client=aux_client,
             on_background=printer.show,
+            exact_tokens=False,  # nothing here shows token gauges; skip loading the tokenizer
         )
     except AgentError as exc:
         fail(str(exc), EXIT_USAGE)
