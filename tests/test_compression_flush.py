@@ -132,15 +132,26 @@ async def test_a_task_of_many_tool_calls_in_the_middle_also_offers_skill_manage(
     assert outcome.compressed and outcome.flushed == ()
 
 
-async def test_the_flush_is_shown_what_memory_already_holds(hermes_home: Path, store) -> None:
+async def test_the_flush_is_shown_what_memory_already_holds_and_no_secrets(hermes_home: Path, store) -> None:
     home = Home.resolve()
     Memory(home).tool_call({"action": "add", "target": "memory", "content": "The build host is ci-3."})
+    secret = "ghp_" + "k" * 36
+    messages = [
+        *conversation(3),
+        user(f"Push with {secret} please."),
+        assistant("Pushed."),
+        *conversation(3, start=3),
+    ]
     with scenario('  - {when: {kind: flush}, reply: {text: "nothing to save"}}\n' + SUMMARIES) as server:
         rig = knowledge_rig(home, store, server)
         session_id = await rig.new_session()
-        await rig.compress(session_id, await rig.persist(session_id, conversation(6)))
-        system = flush_requests(server)[0].system_prompt or ""
+        await rig.compress(session_id, await rig.persist(session_id, messages))
+        request = flush_requests(server)[0]
+    system = request.system_prompt or ""
     assert "The build host is ci-3." in system and "USER.md (user profile)" in system
+    assert secret not in request.raw.decode() and "Push with [REDACTED] please." in json.dumps(
+        request.messages
+    )
 
 
 async def test_a_failing_flush_does_not_stop_the_compression(hermes_home: Path, store) -> None:

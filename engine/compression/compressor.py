@@ -111,7 +111,7 @@ class Compressor:
         self.recent_savings: deque[float] = deque(maxlen=2)
         self.auto_stopped = False  # two compressions in a row saved too little
         self.frozen = False  # abort_on_summary_failure stopped compression until a manual one works
-        self.count = 0
+        self.compressions = 0  # done by this compressor, for a status bar
         self._status_session = ""
 
     # -- the trigger
@@ -254,10 +254,9 @@ class Compressor:
         following = ([clean[plan.kept_user]] if plan.kept_user is not None else []) + clean[plan.tail_start :]
         summary.text = with_tasks(summary.text, open_tasks(ctx))
         compressed, orphans, stubs = sanitize_tool_pairs(place_summary(head, summary.text, following))
-        tail_from = len(compressed) - len(clean[plan.tail_start :])
-        compressed, capped = cap_tail_outputs(
+        compressed, capped = cap_tail_outputs(  # only when the tail alone is still too big
             compressed,
-            tail_from,
+            len(head),
             int(section.tail_tool_output_chars),
             self.threshold_tokens(context_length) - fixed,
         )
@@ -315,7 +314,7 @@ class Compressor:
                 error=note,
             )
         self.frozen = False
-        self.count += 1
+        self.compressions += 1
         return CompressionOutcome(
             new_session_id=new_id,
             messages=written,

@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.compression.messages import message_tokens, wire
 from engine.compression.pairs import sanitize_tool_pairs
+from engine.compression.redact import redact
 from engine.events import Event, MemoryWritten
 from engine.prompt import guidance_text
 
@@ -67,6 +68,11 @@ def memory_view(ctx: Any) -> str:
         body = "\n§\n".join(entries) if entries else "(empty)"
         parts.append(f"{title} [{usage}]:\n{body}")
     return "\n\n".join(parts)
+
+
+def _redacted(message: dict[str, Any]) -> dict[str, Any]:
+    content = message.get("content")
+    return {**message, "content": redact(content)} if isinstance(content, str) else message
 
 
 def describe_write(name: str, args: dict[str, Any]) -> str:
@@ -131,7 +137,8 @@ async def run_flush(
     schema_tokens = sum(message_tokens([{"role": "system", "content": str(tools.schemas())}]))
     reply_reserve = min(int(section.flush_max_tokens), window // 4)
     budget = int(window * INPUT_SHARE) + window // 4 - reply_reserve - fixed - schema_tokens
-    fitted, result.dropped_messages = fit_conversation([wire(m) for m in conversation], keep_first, budget)
+    clean = [_redacted(wire(m)) for m in conversation]  # the auxiliary endpoint may be another provider
+    fitted, result.dropped_messages = fit_conversation(clean, keep_first, budget)
     request = [{"role": "system", "content": system}, *fitted, {"role": "user", "content": sentinel}]
     written: list[MemoryWritten] = []
 
