@@ -105,6 +105,41 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "summary_temperature": S(0.3, "Temperature of the summary call.", 0, 2),
         "min_savings": S(0.10, "Below this saving twice in a row, automatic compression stops.", 0, 1),
         "abort_on_summary_failure": S(False, "Keep the messages and stop when no summary can be made."),
+        "flush_enabled": S(True, "Let the model save memories (an auxiliary call) before turns are dropped."),
+        "flush_temperature": S(0.3, "Temperature of the memory-flush call.", 0, 2),
+        "flush_max_tokens": S(
+            5120, "Tokens kept free for the memory-flush reply when its input is fitted.", 64
+        ),
+        "flush_max_iterations": S(2, "Model calls the memory flush may make (each may write memory).", 1, 10),
+        "summary_ratio": S(0.20, "Summary length as a share of the tokens it replaces.", 0.01, 1),
+        "summary_min_tokens": S(2000, "Shortest summary budget, in tokens (never above the maximum).", 100),
+        "summary_max_tokens": S(12_000, "Longest summary budget, in tokens.", 100),
+        "summary_max_context_share": S(
+            0.05, "Summary budget never above this share of the context window.", 0.005, 0.5
+        ),
+        "summary_max_calls": S(
+            4, "Summary calls per compression; a middle larger than that many inputs is digested first.", 1
+        ),
+        "tool_output_stub_chars": S(
+            200, "Tool outputs longer than this, outside the tail, become one-line descriptions.", 0
+        ),
+        "duplicate_min_chars": S(200, "Tool outputs this long or longer are checked for duplicates.", 1),
+        "tool_args_max_chars": S(500, "Longer tool-call argument values outside the tail are cut.", 50),
+        "input_message_chars": S(
+            6000, "Characters of one message the summariser reads (head and tail kept).", 500
+        ),
+        "input_tool_args_chars": S(1500, "Characters of one call's arguments the summariser reads.", 100),
+        "auto_focus_chars": S(700, "Characters of the latest user requests given to the summariser.", 0),
+        "fallback_max_chars": S(8000, "Size of the summary built without a model.", 500),
+        "fallback_turn_chars": S(700, "Characters of one turn in the summary built without a model.", 50),
+        "failure_cooldown": S(
+            60.0, "Seconds after both summary models failed during which the model-free summary is used.", 0
+        ),
+        "tail_tool_output_chars": S(
+            2000,
+            "When the tail alone is too big, its older tool outputs are cut to this many characters.",
+            200,
+        ),
     },
     "skills": {
         "external_dirs": S([], "Extra read-only skill folders; a local skill wins a name clash."),

@@ -1,0 +1,10 @@
+"""Three-phase context compression: flush memories, summarise the middle, split the session.
+
+The agent talks to `Compressor` only (see `compressor.py` for the calling pattern); the other
+modules are the steps, each usable and testable alone.
+"""
+
+from engine.compression.compressor import REASONS, CompressionOutcome, Compressor, summary_of
+from engine.compression.messages import is_summary
+
+__all__ = ["REASONS", "CompressionOutcome", "Compressor", "is_summary", "summary_of"]

@@ -1,0 +1,455 @@
+"""The three-phase compressor the agent calls: flush memories, summarise the middle, split the session.
+
+    compressor = Compressor(home, config, main_client=main, aux_client=aux, store=store,
+                            registry=registry, emit=emit)
+    if compressor.should_compress(estimated_tokens, context_length):
+        outcome = await compressor.compress(session_id=sid, messages=history, ..., ctx=ctx)
+        sid, history = outcome.new_session_id, outcome.messages   # then rebuild the system prompt
+
+`compress` never raises (cancellation aside): whatever fails, the agent gets a usable history back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.compression.boundaries import calls_in_longest_task, plan_boundaries
+from engine.compression.flush import FlushResult, run_flush
+from engine.compression.messages import SENTINEL_FLAG, message_tokens, total_tokens, wire
+from engine.compression.pairs import sanitize_tool_pairs
+from engine.compression.prepass import PrepassLimits, prepass
+from engine.compression.split import split_session
+from engine.compression.summarize import Summariser, SummaryResult
+from engine.compression.summary_message import (
+    place_summary,
+    take_previous_summaries,
+    with_tasks,
+    without_tasks,
+)
+from engine.compression.summary_prompt import auto_focus
+from engine.compression.tail import cap_tail_outputs
+from engine.events import CompressionFinished, CompressionPhase, CompressionStarted, Event, Status
+
+log = logging.getLogger(__name__)
+REASONS = ("threshold", "overflow", "manual")
+
+
+@dataclass(frozen=True)
+class CompressionOutcome:
+    """What the agent continues with; `messages` is the child session's history (no system message)."""
+
+    new_session_id: str
+    messages: list[dict[str, Any]]
+    summary: str
+    flushed: tuple[str, ...]
+    tokens_before: int
+    tokens_after: int
+    old_session_id: str = ""
+    reason: str = "threshold"
+    compressed: bool = True  # False: nothing was changed (nothing to drop, or no summary and abort)
+    summary_source: str = ""  # auxiliary | main | fallback | mixed
+    note: str = ""  # why nothing was compressed, or what went wrong on the way
+    timings: dict[str, float] = field(default_factory=dict)  # total_s, model_s, own_s
+    message_ids: list[int] = field(default_factory=list)  # each message's row in the child session
+
+    @property
+    def saved_share(self) -> float:
+        if self.tokens_before <= 0:
+            return 0.0
+        return max(0.0, (self.tokens_before - self.tokens_after) / self.tokens_before)
+
+
+def strip_flush_leftovers(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The history without a flush sentinel and anything after it (should a flush ever have leaked)."""
+    for index, message in enumerate(messages):
+        if message.get(SENTINEL_FLAG):
+            return list(messages[:index])
+    return list(messages)
+
+
+def open_tasks(ctx: Any) -> str:
+    """The todo list as the todo tool renders it, when some task is still open; else nothing."""
+    todos = getattr(getattr(ctx, "state", None), "todos", None) or []
+    if not any(getattr(t, "status", "") not in ("done", "cancelled") for t in todos):
+        return ""
+    from engine.tools.todo import render
+
+    return render(ctx.state)
+
+
+class Compressor:
+    """Decides when to compress and does it; one per agent, so anti-thrash spans the session chain."""
+
+    def __init__(
+        self,
+        home: Any,
+        config: Any,
+        *,
+        main_client: Any,
+        aux_client: Any,
+        store: Any,
+        registry: Any,
+        emit: Any,
+    ) -> None:
+        self.home = home
+        self.config = config
+        self.section = config.compression
+        self.main_client = main_client
+        self.aux_client = aux_client if aux_client is not None else main_client
+        self.store = store
+        self.registry = registry
+        self.emit = emit
+        self.summariser = Summariser(self.section, main_client, self.aux_client, self._warn_for_summary)
+        self.recent_savings: deque[float] = deque(maxlen=2)
+        self.auto_stopped = False  # two compressions in a row saved too little
+        self.frozen = False  # abort_on_summary_failure stopped compression until a manual one works
+        self.compressions = 0  # done by this compressor, for a status bar
+        self._status_session = ""
+
+    # -- the trigger
+
+    def threshold_tokens(self, context_length: int) -> int:
+        return int(context_length * float(self.section.threshold))
+
+    def estimate_request_tokens(
+        self, system_prompt_tokens: int, messages: Sequence[dict[str, Any]], tool_schema_tokens: int
+    ) -> int:
+        """The next request's size: system prompt, history and tool schemas."""
+        return int(system_prompt_tokens) + total_tokens(messages) + int(tool_schema_tokens)
+
+    def should_compress(self, estimated_tokens: int, context_length: int) -> bool:
+        """True when the request passes the threshold and automatic compression is still allowed."""
+        if not self.section.enabled or context_length <= 0:
+            return False
+        if self.auto_stopped or self.frozen:
+            return False
+        return estimated_tokens >= self.threshold_tokens(context_length)
+
+    # -- compressing
+
+    async def compress(
+        self,
+        *,
+        session_id: str,
+        messages: list[dict[str, Any]],
+        system_prompt_tokens: int,
+        tool_schema_tokens: int,
+        context_length: int,
+        reason: str,
+        focus: str | None = None,
+        ctx: Any,
+    ) -> CompressionOutcome:
+        """Run the three phases; on any failure the history comes back usable and the turn goes on."""
+        started = time.perf_counter()
+        reason = reason if reason in REASONS else "manual"
+        self._status_session = session_id
+        history = strip_flush_leftovers(messages)
+        fixed = int(system_prompt_tokens) + int(tool_schema_tokens)
+        tokens_before = fixed + total_tokens(history)
+        await self._send(CompressionStarted(session_id, reason, tokens_before))
+        model_seconds = [0.0]
+        try:
+            outcome = await self._run(
+                session_id, history, fixed, tokens_before, context_length, reason, focus, ctx, model_seconds
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the turn never fails because of compression
+            log.exception("compression of %s failed", session_id)
+            note = f"Compression failed ({type(exc).__name__}: {exc}); the conversation goes on uncompressed."
+            await self._send(Status(session_id, "error", note))
+            outcome = CompressionOutcome(
+                session_id,
+                list(messages),
+                "",
+                (),
+                tokens_before,
+                tokens_before,
+                session_id,
+                reason,
+                False,
+                "",
+                note,
+            )
+        total = time.perf_counter() - started
+        timings = {"total_s": total, "model_s": model_seconds[0], "own_s": max(0.0, total - model_seconds[0])}
+        outcome = CompressionOutcome(**{**outcome.__dict__, "timings": timings})
+        await self._send(
+            CompressionFinished(
+                session_id,
+                old_session_id=session_id,
+                new_session_id=outcome.new_session_id,
+                tokens_before=outcome.tokens_before,
+                tokens_after=outcome.tokens_after,
+                summary=outcome.summary,
+                flushed=outcome.flushed,
+            )
+        )
+        await self._judge_savings(outcome)
+        return outcome
+
+    async def _run(
+        self,
+        session_id: str,
+        history: list[dict[str, Any]],
+        fixed: int,
+        tokens_before: int,
+        context_length: int,
+        reason: str,
+        focus: str | None,
+        ctx: Any,
+        model_seconds: list[float],
+    ) -> CompressionOutcome:
+        section = self.section
+        unchanged = CompressionOutcome(
+            session_id, history, "", (), tokens_before, tokens_before, session_id, reason, False
+        )
+        clean, previous = take_previous_summaries(history)
+        previous = without_tasks(previous) if previous else previous
+        counts = message_tokens(clean)
+        tail_budget = int(self.threshold_tokens(context_length) * float(section.target_ratio))
+        plan = plan_boundaries(
+            clean,
+            counts,
+            protect_first_n=int(section.protect_first_n),
+            protect_last_n=int(section.protect_last_n),
+            tail_budget=tail_budget,
+        )
+        if plan.empty:
+            note = "Nothing to compress: every message is in the protected head or tail."
+            await self._phase(session_id, "summarize", tokens_before, tokens_before, skipped=note)
+            return CompressionOutcome(**{**unchanged.__dict__, "note": note})
+        shrunk, report = prepass(clean, plan.head_end, plan.tail_start, PrepassLimits.from_config(section))
+        if plan.kept_user is not None:
+            shrunk[plan.kept_user] = clean[plan.kept_user]
+        middle = plan.middle(shrunk)
+
+        # Phase 1: memory flush
+        flush = await self._flush(
+            session_id, shrunk, previous, plan.head_end, middle, context_length, ctx, tokens_before
+        )
+        model_seconds[0] += flush.model_seconds
+
+        # Phase 2: summary of the middle
+        summary = await self.summariser.summarise(
+            middle,
+            previous=previous,
+            focus=focus,
+            recent_asks=auto_focus(clean, int(section.auto_focus_chars)) if not focus else "",
+            context_length=context_length,
+            middle_tokens=total_tokens(middle),
+        )
+        model_seconds[0] += summary.model_seconds
+        if summary.source == "fallback" and section.abort_on_summary_failure:
+            return await self._abort(unchanged, summary, flush)
+        head = clean[: plan.head_end]
+        following = ([clean[plan.kept_user]] if plan.kept_user is not None else []) + clean[plan.tail_start :]
+        summary.text = with_tasks(summary.text, open_tasks(ctx))
+        compressed, orphans, stubs = sanitize_tool_pairs(place_summary(head, summary.text, following))
+        compressed, capped = cap_tail_outputs(  # only when the tail alone is still too big
+            compressed,
+            len(head),
+            int(section.tail_tool_output_chars),
+            self.threshold_tokens(context_length) - fixed,
+        )
+        tokens_after = fixed + total_tokens(compressed)
+        await self._phase(
+            session_id,
+            "summarize",
+            tokens_before,
+            tokens_after,
+            summary=summary.text,
+            source=summary.source,
+            updated_previous=previous is not None,
+            errors=summary.errors,
+            calls=summary.calls,
+            budget_tokens=summary.budget_tokens,
+            head=plan.head_end,
+            summarised=len(middle),
+            tail=len(clean) - plan.tail_start,
+            kept_user=plan.kept_user is not None,
+            shrunk_outputs=report.shrunk,
+            duplicates=report.duplicates,
+            args_cut=report.args_cut,
+            images_dropped=report.images_dropped,
+            orphans_dropped=orphans,
+            stubs_added=stubs,
+            tail_outputs_cut=capped,
+            digested_without_model=summary.digested_messages,
+        )
+
+        # Phase 3: split the session
+        new_id, written, ids, note = session_id, [wire(m) for m in compressed], [], ""
+        if self.store is not None:
+            try:
+                split = await split_session(self.store, session_id, history, compressed)
+                new_id, written, ids = split.new_session_id, split.messages, split.message_ids
+                detail_saved = split.saved_to_parent
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.exception("session split of %s failed", session_id)
+                note = (
+                    f"The session could not be split ({exc}); the compressed history is kept in memory only."
+                )
+                await self._send(Status(session_id, "warning", note))
+                detail_saved = 0
+            await self._phase(
+                session_id,
+                "split",
+                tokens_after,
+                tokens_after,
+                old_session_id=session_id,
+                new_session_id=new_id,
+                saved_to_parent=detail_saved,
+                messages_written=len(written) if new_id != session_id else 0,
+                error=note,
+            )
+        self.frozen = False
+        self.compressions += 1
+        return CompressionOutcome(
+            new_session_id=new_id,
+            messages=written,
+            summary=summary.text,
+            flushed=tuple(flush.writes),
+            tokens_before=tokens_before,
+            tokens_after=tokens_after,
+            old_session_id=session_id,
+            reason=reason,
+            compressed=True,
+            summary_source=summary.source,
+            note=note,
+            message_ids=ids,
+        )
+
+    async def _flush(
+        self,
+        session_id: str,
+        shrunk: list[dict[str, Any]],
+        previous: str | None,
+        head_end: int,
+        middle: list[dict[str, Any]],
+        context_length: int,
+        ctx: Any,
+        tokens: int,
+    ) -> FlushResult:
+        section = self.section
+        if not section.flush_enabled:
+            result = FlushResult(skipped="compression.flush_enabled is off")
+        elif self.registry is None or "memory" not in self.registry:
+            result = FlushResult(skipped="the memory tool is not registered")
+        else:
+            conversation = shrunk
+            if previous:
+                conversation = place_summary(shrunk[:head_end], previous, shrunk[head_end:])
+            offer_skills = calls_in_longest_task(middle) >= int(self.config.skills.creation_nudge_tool_calls)
+            try:
+                result = await run_flush(
+                    client=self.aux_client,
+                    registry=self.registry,
+                    ctx=ctx,
+                    conversation=conversation,
+                    window=await self.summariser._window(context_length),
+                    keep_first=head_end,
+                    offer_skills=offer_skills,
+                    section=section,
+                )
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a failed flush must not stop the compression
+                log.warning("memory flush failed: %s", exc)
+                result = FlushResult(skipped=f"the flush call failed: {exc}")
+                await self._send(
+                    Status(
+                        session_id, "warning", f"Memory flush before compression failed ({exc}); going on."
+                    )
+                )
+        if result.error:
+            await self._send(
+                Status(session_id, "warning", f"Memory flush before compression stopped: {result.error}")
+            )
+        await self._phase(
+            session_id,
+            "flush",
+            tokens,
+            tokens,
+            writes=list(result.writes),
+            failures=list(result.failures),
+            offered=list(result.offered),
+            skipped=result.skipped,
+            dropped_messages=result.dropped_messages,
+            error=result.error,
+        )
+        return result
+
+    async def _abort(
+        self, unchanged: CompressionOutcome, summary: SummaryResult, flush: FlushResult
+    ) -> CompressionOutcome:
+        self.frozen = True
+        note = (
+            "No summary could be made (" + "; ".join(summary.errors or ["no model answered"]) + "), and "
+            "compression.abort_on_summary_failure is on: the conversation is kept whole and automatic "
+            "compression is paused. Use /compress to try again, or /new to start a fresh session."
+        )
+        await self._send(Status(unchanged.old_session_id, "error", note))
+        return CompressionOutcome(**{**unchanged.__dict__, "flushed": tuple(flush.writes), "note": note})
+
+    async def _judge_savings(self, outcome: CompressionOutcome) -> None:
+        """Anti-thrash: two compressions in a row under `min_savings` stop automatic compression."""
+        if outcome.note.startswith("Compression failed") or self.frozen:
+            return
+        minimum = float(self.section.min_savings)
+        self.recent_savings.append(outcome.saved_share)
+        stop = len(self.recent_savings) == 2 and all(s < minimum for s in self.recent_savings)
+        if stop and not self.auto_stopped:
+            self.auto_stopped = True
+            shares = " and ".join(f"{s:.0%}" for s in self.recent_savings)
+            await self._send(
+                Status(
+                    outcome.new_session_id,
+                    "warning",
+                    f"Automatic compression is off: the last two compressions saved only {shares} of the "
+                    f"context (under {minimum:.0%}). Use /compress [focus] to compress by hand, or /new "
+                    "to start a fresh session.",
+                )
+            )
+        elif not stop and self.auto_stopped and outcome.saved_share >= minimum:
+            self.auto_stopped = False
+
+    # -- events
+
+    async def _phase(self, session_id: str, phase: str, before: int, after: int, **detail: Any) -> None:
+        await self._send(CompressionPhase(session_id, phase, before, after, detail))
+
+    async def _warn_for_summary(self, text: str) -> None:
+        await self._send(Status(self._status_session, "warning", text))
+
+    async def _send(self, event: Event) -> None:
+        if self.emit is None:
+            return
+        with contextlib.suppress(Exception):  # a broken event sink must not break compression
+            result = self.emit(event)
+            if inspect.isawaitable(result):
+                await result
+
+
+def summary_of(outcome: CompressionOutcome) -> str:
+    """One line for a CLI or status bar."""
+    saved = outcome.tokens_before - outcome.tokens_after
+    if not outcome.compressed:
+        return outcome.note or "Nothing was compressed."
+    return (
+        f"Compressed {outcome.tokens_before:,} -> {outcome.tokens_after:,} tokens (saved {saved:,}, "
+        f"{outcome.saved_share:.0%}); continuing in session {outcome.new_session_id}."
+    )
+
+
+__all__ = ["REASONS", "CompressionOutcome", "Compressor", "strip_flush_leftovers", "summary_of"]
