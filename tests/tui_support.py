@@ -59,7 +59,7 @@ class ScriptedAgent:
             if isinstance(step, (int, float)):
                 try:
                     await asyncio.wait_for(self.interrupted.wait(), timeout=step)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
                 continue
             if callable(step) and not isinstance(step, events.Event):

@@ -98,6 +98,7 @@ class Transcript(VerticalScroll):
         self.cursor: Widget | None = None
         self.pending_below = False
         self.pruned: PrunedMarker | None = None
+        self._prune_pending = False
 
     def on_mount(self) -> None:
         self.anchor()
@@ -202,7 +203,13 @@ class Transcript(VerticalScroll):
     async def _add(self, widget: Widget) -> None:
         await self.mount(widget)
         self._note_output()
-        self.call_after_refresh(self.prune)
+        if not self._prune_pending:
+            self._prune_pending = True
+            self.call_after_refresh(self._prune_after_layout)
+
+    async def _prune_after_layout(self) -> None:
+        self._prune_pending = False
+        await self.prune()
 
     def _note_output(self) -> None:
         released = self.is_anchored and getattr(self, "_anchor_released", False)
@@ -219,9 +226,9 @@ class Transcript(VerticalScroll):
     def blocks(self) -> list[Widget]:
         return [child for child in self.children if hasattr(child, "copy_text")]
 
-    def prune(self) -> int:
+    async def prune(self) -> int:
         """Unmount the oldest blocks once the transcript is taller than its line budget."""
-        height = self.virtual_size.height
+        height = sum(child.outer_size.height for child in self.children)
         if height <= self.prune_keep_lines + self.prune_excess_lines:
             return 0
         excess = height - self.prune_keep_lines
@@ -243,9 +250,9 @@ class Transcript(VerticalScroll):
             self.cursor = None
         if self.pruned is None:
             self.pruned = PrunedMarker()
-            self.mount(self.pruned, before=0)
+            await self.mount(self.pruned, before=0)
         self.pruned.add(len(doomed))
-        self.remove_children(doomed)
+        await self.remove_children(doomed)
         return len(doomed)
 
     # Actions.
