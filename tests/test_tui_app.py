@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from textual.widgets import OptionList
 
-from tests.tui_support import MODEL_CONFIG, make_app
+from engine import events
+from tests.tui_support import MODEL_CONFIG, SESSION, make_app
+from tui import messages
 from widgets.pane import Pane
 from widgets.prompt import PromptInput
 from widgets.transcript import Transcript
@@ -142,3 +144,17 @@ async def test_ctrl_q_quits() -> None:
         await pilot.press("ctrl+q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_folded_tabs_repeat_each_panes_number_and_a_click_shows_the_pane() -> None:
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = app.main_screen
+        main.post_message(messages.to_message(events.Usage(SESSION, 39_800, 412, 31_000, 0.012)))
+        await pilot.pause()
+        tabs = main.query_one("#pane-tabs")
+        line = str(tabs.render())
+        assert "F3 Budget 31%" in line
+        await pilot.click("#pane-tabs", offset=(line.index("F4") + 1, 0))
+        await pilot.pause()
+        assert main.shown == "skills" and main.skills.has_focus_within

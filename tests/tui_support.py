@@ -116,3 +116,10 @@ def reply_events(text: str, chunks: int) -> list[events.Event]:
 
 
 MODEL_CONFIG = "model:\n  default: test-model\n  base_url: http://127.0.0.1:9/v1\n"
+
+
+async def settle(pilot: Any, app: HwsApp) -> None:
+    """Let start-up work begin, wait for every worker to finish, then for the screen to catch up."""
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()

@@ -193,9 +193,6 @@ class LogPane(Pane):
 
     intro: ClassVar[str] = ""
 
-    class SummaryChanged(Message):
-        """The header's number changed (the folded tab line repeats it)."""
-
     def compose_body(self) -> ComposeResult:
         if self.intro:
             yield Static(self.intro, classes="pane-intro pane-body")

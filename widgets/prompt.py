@@ -166,6 +166,7 @@ class PromptBox(Vertical):
         self._history_index: int | None = None
         self._draft = ""
         self._shown: list[SlashCommand] = []
+        self._accepted: str | None = None
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="completions")
@@ -279,6 +280,9 @@ class PromptBox(Vertical):
 
     def _refresh_completions(self) -> None:
         text = self.text
+        if text == self._accepted:
+            return  # the text a completion just wrote: keep the list closed
+        self._accepted = None
         if not text.startswith("/") or any(ch.isspace() for ch in text):
             self.hide_completions()
             return
@@ -311,7 +315,9 @@ class PromptBox(Vertical):
         chosen = self._chosen()
         if chosen is None:
             return
-        self.set_text(chosen.text + (" " if chosen.args or chosen.kind == "skill" else ""))
+        text = chosen.text + (" " if chosen.args or chosen.kind == "skill" else "")
+        self._accepted = text
+        self.set_text(text)
         self.hide_completions()
         self.input.focus()
 

@@ -198,7 +198,11 @@ class MainScreen(Screen[None]):
             self.remove_class("-hide-side")
         if self.maximized is not None and self.maximized is not pane:
             self.minimize()
-        self.call_after_refresh(lambda: pane.focus_target().focus())
+        target = pane.focus_target()
+        if target.focusable:
+            target.focus()  # at once, so a key typed right after already reaches the pane
+        else:  # folded away until the class change is laid out
+            self.call_after_refresh(lambda: pane.focus_target().focus())
 
     def action_toggle_side(self) -> None:
         if self.folded:
