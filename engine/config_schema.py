@@ -120,6 +120,9 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "side_width_percent": S(40, "Share of a wide terminal the side panes take, in percent.", 20, 70),
         "prune_keep_lines": S(1500, "Transcript lines kept mounted after pruning old turns.", 100),
         "prune_excess_lines": S(1000, "Extra transcript lines allowed before old turns are pruned.", 50),
+        "live_segment_chars": S(
+            2000, "A streamed reply is frozen in segments of about this many characters.", 200
+        ),
         "prompt_max_lines": S(8, "Lines the input grows to before it scrolls.", 1, 40),
         "history_size": S(500, "Inputs kept for recall with up / down in this run.", 0),
         "interrupt_repeat_seconds": S(2.0, "A second ctrl+c within this many seconds clears the input.", 0.2),

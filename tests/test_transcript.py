@@ -11,13 +11,13 @@ from textual.widgets import Button, Markdown
 from textual.widgets.markdown import MarkdownStream
 
 from engine import events
-from tests.tui_support import MODEL_CONFIG, SESSION, ScriptedAgent, make_app, reply_events
+from tests.tui_support import MODEL_CONFIG, SESSION, ScriptedAgent, make_app, reply_events, settle
 from tui import messages
+from widgets.live_reply import LiveReply
 from widgets.transcript import Transcript, TranscriptPane
 from widgets.transcript_blocks import (
     ApprovalBlock,
     FrozenReply,
-    LiveReply,
     NoticeBlock,
     PrunedMarker,
     ReasoningBlock,
@@ -409,3 +409,38 @@ async def test_y_on_a_selected_block_copies_that_block(tmp_path: Path, monkeypat
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.clipboard == "the question itself"
+
+
+async def test_a_long_reply_is_frozen_in_segments_cut_between_blocks_never_inside_code() -> None:
+    fence = "```python\nprint('a')\n\nprint('b')\n```\n\n"
+    reply = ("A paragraph about the layout that goes on for a while.\n\n" + fence) * 40
+    agent = ScriptedAgent([[*reply_events(reply, 200), events.TurnFinished(SESSION, reply)]])
+    app = make_app(MODEL_CONFIG + "tui:\n  live_segment_chars: 600\n", agent=agent)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "x")
+        await settle(pilot, app)
+        transcript = app.main_screen.transcript
+        segments = [b.source for b in transcript.query(FrozenReply)]
+        assert len(segments) >= 4
+        assert "".join(segments) == reply
+        for segment in segments:
+            assert segment.count("```") % 2 == 0, "a segment never ends inside a code fence"
+        assert transcript.last_reply == reply
+        assert not transcript.query(LiveReply)
+
+
+async def test_a_frozen_reply_lays_itself_out_again_when_the_width_changes() -> None:
+    reply = "word " * 200
+    agent = ScriptedAgent([[events.TextDelta(SESSION, reply), events.TurnFinished(SESSION, reply)]])
+    app = make_app(MODEL_CONFIG, agent=agent)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await send(pilot, "x")
+        await settle(pilot, app)
+        frozen = app.main_screen.transcript.query_one(FrozenReply)
+        wide = frozen.size.height
+        await pilot.press("ctrl+b")  # the transcript takes the whole width
+        await settle(pilot, app)
+        assert frozen.size.height < wide
+        await pilot.press("ctrl+b")
+        await settle(pilot, app)
+        assert frozen.size.height == wide

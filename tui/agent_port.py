@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import AsyncIterator, Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from textual.message import Message
 
-from engine import events
 from tui import messages
+
+if TYPE_CHECKING:
+    from engine import events
 
 
 @runtime_checkable
@@ -36,6 +38,8 @@ async def _maybe_await(value: Any) -> Any:
 
 async def drive_turn(agent: AgentPort, text: str, post: Callable[[Message], object]) -> None:
     """Run one turn, posting each engine event as its Message; answer approvals through Futures."""
+    from engine import events
+
     async for event in agent.run_turn(text):
         if isinstance(event, events.ApprovalNeeded):
             message = messages.ApprovalNeeded(event)

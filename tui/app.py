@@ -27,15 +27,7 @@ from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
 from tui.agent_port import AgentPort, AgentUnavailableError, drive_turn, interrupt
 from tui.clipboard import CopyResult, copy_text
-from tui.commands import (
-    SLASH_COMMANDS,
-    SessionCommands,
-    SessionEntry,
-    SkillCommands,
-    SkillEntry,
-    parse_slash,
-    skill_commands,
-)
+from tui.commands import SLASH_COMMANDS, SessionEntry, SkillEntry, parse_slash, skill_commands
 from tui.keys import binding_rows, known_binding_ids, validate_keymap
 from widgets.gauge import GaugeLevels
 from widgets.prompt import PromptBox
@@ -68,6 +60,18 @@ def no_model_text(config_path: str) -> str:
     )
 
 
+def _skill_commands() -> type[Any]:
+    from tui.palette import SkillCommands
+
+    return SkillCommands
+
+
+def _session_commands() -> type[Any]:
+    from tui.palette import SessionCommands
+
+    return SessionCommands
+
+
 class CopyDone(Message):
     """A copy finished in its thread; the app says which clipboard took the text."""
 
@@ -85,7 +89,7 @@ class HwsApp(App[int], inherit_bindings=False):
     # Textual reads a screen's CSS_PATH when the screen is pushed, not for the default screen, so
     # the main screen's stylesheet (beside it in screens/) is loaded with the app.
     CSS_PATH = "screens/main.tcss"
-    COMMANDS = App.COMMANDS | {SkillCommands, SessionCommands}
+    COMMANDS = App.COMMANDS | {_skill_commands, _session_commands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "quit", id="quit", priority=True, tooltip="Quit hws"),
@@ -195,6 +199,7 @@ class HwsApp(App[int], inherit_bindings=False):
             prune_keep_lines=tui.prune_keep_lines,
             prune_excess_lines=tui.prune_excess_lines,
             tool_preview_chars=tui.tool_preview_chars,
+            live_segment_chars=tui.live_segment_chars,
             show_reasoning=bool(self.config.display.show_reasoning),
             prompt_placeholder=placeholder,
             commands=SLASH_COMMANDS,

@@ -1,22 +1,15 @@
-"""Slash commands, and the command palette's providers for skills and sessions.
+"""Slash commands, and the catalog entries (skills, sessions) the input and the palette offer.
 
 The skills and sessions stores fill the catalogs (`SkillEntry`, `SessionEntry`) through the app's
-hooks; until they land, the catalogs are empty and the palette simply offers no skill or session.
+hooks; until they land, the catalogs are empty. The palette's providers are in `tui/palette.py`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import partial
-from typing import TYPE_CHECKING, Any
-
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from widgets.prompt import SlashCommand
-
-if TYPE_CHECKING:
-    from tui.app import HwsApp
 
 SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "start a new session"),
@@ -64,51 +57,3 @@ def parse_slash(text: str) -> tuple[str, str] | None:
 
 def skill_commands(entries: Iterable[SkillEntry]) -> list[SlashCommand]:
     return [SlashCommand(e.name, e.description or "invoke this skill", kind="skill") for e in entries]
-
-
-class _CatalogProvider(Provider):
-    """Shared search over a list of (title, help, callback) triples."""
-
-    def items(self) -> list[tuple[str, str, Callable[[], Any]]]:
-        raise NotImplementedError
-
-    async def discover(self) -> Hits:
-        for title, help_text, callback in self.items():
-            yield DiscoveryHit(title, callback, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, help_text, callback in self.items():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)
-
-
-class SkillCommands(_CatalogProvider):
-    """Palette entries `skill: name` that put `/name ` in the input."""
-
-    def items(self) -> list[tuple[str, str, Callable[[], Any]]]:
-        app: HwsApp = self.app  # type: ignore[assignment]
-        return [
-            (
-                f"skill: {entry.name}",
-                entry.description or "invoke this skill",
-                partial(app.invoke_skill, entry.name),
-            )
-            for entry in app.skill_entries
-        ]
-
-
-class SessionCommands(_CatalogProvider):
-    """Palette entries `session: title` that open a past session."""
-
-    def items(self) -> list[tuple[str, str, Callable[[], Any]]]:
-        app: HwsApp = self.app  # type: ignore[assignment]
-        return [
-            (
-                f"session: {entry.title or entry.session_id}",
-                f"{entry.when}  {entry.session_id}".strip(),
-                partial(app.open_session, entry.session_id),
-            )
-            for entry in app.session_entries
-        ]

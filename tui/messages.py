@@ -9,13 +9,14 @@ code that changes the panes. The flow of one turn reads like a sentence:
 from __future__ import annotations
 
 import asyncio
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from textual.message import Message
 
-from engine import events
+if TYPE_CHECKING:
+    from engine import events
 
-E = TypeVar("E", bound=events.Event)
+E = TypeVar("E", bound="events.Event")
 
 
 class EngineMessage(Message, Generic[E], bubble=False):
@@ -36,22 +37,22 @@ class EngineMessage(Message, Generic[E], bubble=False):
         return f"{type(self).__name__}({self.event!r})"
 
 
-class TurnStarted(EngineMessage[events.TurnStarted]): ...
+class TurnStarted(EngineMessage["events.TurnStarted"]): ...
 
 
-class TextDelta(EngineMessage[events.TextDelta]): ...
+class TextDelta(EngineMessage["events.TextDelta"]): ...
 
 
-class ReasoningDelta(EngineMessage[events.ReasoningDelta]): ...
+class ReasoningDelta(EngineMessage["events.ReasoningDelta"]): ...
 
 
-class ToolCalled(EngineMessage[events.ToolCalled]): ...
+class ToolCalled(EngineMessage["events.ToolCalled"]): ...
 
 
-class ToolFinished(EngineMessage[events.ToolFinished]): ...
+class ToolFinished(EngineMessage["events.ToolFinished"]): ...
 
 
-class ApprovalNeeded(EngineMessage[events.ApprovalNeeded]):
+class ApprovalNeeded(EngineMessage["events.ApprovalNeeded"]):
     """The engine waits for the user; the answer goes back through `future` (Toad's pattern)."""
 
     def __init__(self, event: events.ApprovalNeeded, future: asyncio.Future[str] | None = None) -> None:
@@ -61,68 +62,54 @@ class ApprovalNeeded(EngineMessage[events.ApprovalNeeded]):
         )
 
 
-class MemoryWritten(EngineMessage[events.MemoryWritten]): ...
+class MemoryWritten(EngineMessage["events.MemoryWritten"]): ...
 
 
-class SkillChanged(EngineMessage[events.SkillChanged]): ...
+class SkillChanged(EngineMessage["events.SkillChanged"]): ...
 
 
-class SkillLoaded(EngineMessage[events.SkillLoaded]): ...
+class SkillLoaded(EngineMessage["events.SkillLoaded"]): ...
 
 
-class NudgeFired(EngineMessage[events.NudgeFired]): ...
+class NudgeFired(EngineMessage["events.NudgeFired"]): ...
 
 
-class Usage(EngineMessage[events.Usage]): ...
+class Usage(EngineMessage["events.Usage"]): ...
 
 
-class Status(EngineMessage[events.Status]): ...
+class Status(EngineMessage["events.Status"]): ...
 
 
-class ErrorEvent(EngineMessage[events.ErrorEvent]): ...
+class ErrorEvent(EngineMessage["events.ErrorEvent"]): ...
 
 
-class TurnFinished(EngineMessage[events.TurnFinished]): ...
+class TurnFinished(EngineMessage["events.TurnFinished"]): ...
 
 
-class CompressionStarted(EngineMessage[events.CompressionStarted]): ...
+class CompressionStarted(EngineMessage["events.CompressionStarted"]): ...
 
 
-class CompressionPhase(EngineMessage[events.CompressionPhase]): ...
+class CompressionPhase(EngineMessage["events.CompressionPhase"]): ...
 
 
-class CompressionFinished(EngineMessage[events.CompressionFinished]): ...
+class CompressionFinished(EngineMessage["events.CompressionFinished"]): ...
 
 
-class SessionChanged(EngineMessage[events.SessionChanged]): ...
+class SessionChanged(EngineMessage["events.SessionChanged"]): ...
 
 
-MESSAGE_FOR_EVENT: dict[type[events.Event], type[EngineMessage]] = {  # type: ignore[type-arg]
-    events.TurnStarted: TurnStarted,
-    events.TextDelta: TextDelta,
-    events.ReasoningDelta: ReasoningDelta,
-    events.ToolCalled: ToolCalled,
-    events.ToolFinished: ToolFinished,
-    events.ApprovalNeeded: ApprovalNeeded,
-    events.MemoryWritten: MemoryWritten,
-    events.SkillChanged: SkillChanged,
-    events.SkillLoaded: SkillLoaded,
-    events.NudgeFired: NudgeFired,
-    events.Usage: Usage,
-    events.Status: Status,
-    events.ErrorEvent: ErrorEvent,
-    events.TurnFinished: TurnFinished,
-    events.CompressionStarted: CompressionStarted,
-    events.CompressionPhase: CompressionPhase,
-    events.CompressionFinished: CompressionFinished,
-    events.SessionChanged: SessionChanged,
+MESSAGE_FOR_EVENT: dict[str, type[EngineMessage]] = {  # type: ignore[type-arg]
+    klass.__name__: klass for klass in EngineMessage.__subclasses__()
 }
+"""Engine event class name → Message class (by name, so `engine.events` loads after the first frame)."""
 
 
 def to_message(event: events.Event) -> EngineMessage:  # type: ignore[type-arg]
     """The Message for an engine event; an event type added later still arrives, as the base class."""
     for klass in type(event).__mro__:
-        message_class = MESSAGE_FOR_EVENT.get(klass)  # type: ignore[arg-type]
+        if klass.__module__ != "engine.events":
+            continue
+        message_class = MESSAGE_FOR_EVENT.get(klass.__name__)
         if message_class is not None:
             return message_class(event)
     return EngineMessage(event)

@@ -6,11 +6,15 @@ layer, the cached prefix and the compression threshold fill in when the prompt b
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 
-from engine import events
 from widgets.gauge import GaugeLevels, format_tokens, gauge
 from widgets.pane import LogPane
+
+if TYPE_CHECKING:
+    from engine import events
 
 
 class BudgetPane(LogPane):

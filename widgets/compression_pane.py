@@ -6,11 +6,15 @@ browser fill in when the compressor and the session store land.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 
-from engine import events
 from widgets.gauge import format_tokens
 from widgets.pane import LogPane
+
+if TYPE_CHECKING:
+    from engine import events
 
 
 def short_id(session_id: str) -> str:

@@ -6,10 +6,14 @@ the journal with undo fill in when the memory store lands.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 
-from engine import events
 from widgets.pane import LogPane
+
+if TYPE_CHECKING:
+    from engine import events
 
 WHO_STYLE = {"agent": "$accent", "review": "$secondary", "user": "$primary", "external": "$warning"}
 ACTION_MARK = {"add": "+", "replace": "~", "remove": "-", "undo": "↶", "batch": "±"}

@@ -7,11 +7,15 @@ skills store lands.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 
-from engine import events
 from widgets.gauge import format_tokens
 from widgets.pane import LogPane
+
+if TYPE_CHECKING:
+    from engine import events
 
 CHANGE_MARK = {"create": "✚ created", "patch": "✎ patched", "edit": "✎ edited", "delete": "✗ deleted"}
 

@@ -3,37 +3,43 @@
 The transcript takes engine events (the main screen's `@on` handlers call these methods); it never
 calls the engine. The reply being streamed is a Textual `Markdown` fed through `MarkdownStream`,
 which coalesces chunks it cannot render in time; when a reply segment ends (a tool call, or the end
-of the turn) it is frozen into one `Static` of Rich Markdown. Old blocks leave the DOM once the
+of the turn) it is laid out once in a thread and swapped for a line-API widget drawn from those
+strips (`FrozenReply`), so finished turns cost nothing to scroll. Old blocks leave the DOM once the
 transcript passes a line budget (the session keeps every message).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.events import Click
 from textual.message import Message
+from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Static
 
-from engine import events
 from widgets.pane import Pane
 from widgets.transcript_blocks import (
     ApprovalBlock,
     FrozenReply,
-    LiveReply,
     NoticeBlock,
     PrunedMarker,
     ReasoningBlock,
     ToolBlock,
     UserBlock,
+    reply_strips,
 )
+
+if TYPE_CHECKING:
+    from textual.widgets.markdown import MarkdownStream
+
+    from engine import events
+    from widgets.live_reply import LiveReply
 
 
 class Transcript(VerticalScroll):
@@ -67,6 +73,19 @@ class Transcript(VerticalScroll):
             self.transcript = transcript
             self.pending = pending
 
+    class Frozen(Message):
+        """A finished reply was laid out; the cheap widget replaces the live Markdown."""
+
+        def __init__(
+            self, live: LiveReply, source: str, strips: list[Strip], width: int, continued: bool
+        ) -> None:
+            super().__init__()
+            self.live = live
+            self.source = source
+            self.strips = strips
+            self.width = width
+            self.continued = continued
+
     class CopyRequested(Message):
         """`y` pressed: the app copies `text` and says which clipboard took it."""
 
@@ -81,10 +100,13 @@ class Transcript(VerticalScroll):
         prune_keep_lines: int = 1500,
         prune_excess_lines: int = 1000,
         tool_preview_chars: int = 72,
+        live_segment_chars: int = 2000,
         show_reasoning: bool = True,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
+        self.live_segment_chars = live_segment_chars
+        self._segment = ""
         self.prune_keep_lines = prune_keep_lines
         self.prune_excess_lines = prune_excess_lines
         self.tool_preview_chars = tool_preview_chars
@@ -122,20 +144,54 @@ class Transcript(VerticalScroll):
         self._reasoning.append(text)
 
     async def append_reply(self, text: str) -> None:
-        """Stream a piece of the reply; the Markdown is appended to, never re-rendered whole."""
+        """Stream a piece of the reply; the Markdown is appended to, never re-rendered whole.
+
+        A long reply is cut at a paragraph break into segments of about `live_segment_chars`:
+        the finished segment is frozen and a fresh live Markdown takes the rest, so the widget
+        tree being laid out on every frame stays small however long the reply grows.
+        """
         if not text:
             return
         if self._reasoning is not None:
             self._reasoning.finish()
             self._reasoning = None
-        if self._live is None:
-            self._live = LiveReply()
-            await self._add(self._live)
-            self._stream = Markdown.get_stream(self._live)
         self._turn_text.append(text)
-        assert self._stream is not None
-        await self._stream.write(text)
+        cut = self._segment_cut(text)
+        if cut is not None:
+            await self._write_live(text[:cut])
+            await self._finish_segment(continued=True)
+            text = text[cut:]
+        await self._write_live(text)
         self._note_output()
+
+    def _segment_cut(self, text: str) -> int | None:
+        """Where in `text` the live segment may end: after a blank line, outside code fences."""
+        if len(self._segment) + len(text) < self.live_segment_chars:
+            return None
+        combined = self._segment + text
+        start = max(len(self._segment) - 1, 0)
+        cut = combined.rfind("\n\n", start)
+        if cut < 0:
+            return None
+        head = combined[: cut + 2]
+        fences = sum(1 for line in head.splitlines() if line.lstrip().startswith(("```", "~~~")))
+        if fences % 2:
+            return None
+        return cut + 2 - len(self._segment)
+
+    async def _write_live(self, text: str) -> None:
+        if not text:
+            return
+        if self._live is None:
+            from widgets.live_reply import LiveReply  # Markdown loads on the first reply, not at start-up
+
+            self._live = LiveReply()
+            self._segment = ""
+            await self._add(self._live)
+            self._stream = LiveReply.get_stream(self._live)
+        assert self._stream is not None
+        self._segment += text
+        await self._stream.write(text)
 
     async def tool_called(self, event: events.ToolCalled) -> None:
         await self._finish_segment()
@@ -146,6 +202,8 @@ class Transcript(VerticalScroll):
     async def tool_finished(self, event: events.ToolFinished) -> None:
         block = self._tools.pop(event.call_id, None)
         if block is None:  # a result without a call we saw (pruned, or resumed mid-turn)
+            from engine import events
+
             block = ToolBlock(
                 events.ToolCalled(event.session_id, event.call_id, event.name, {}, ""),
                 self.tool_preview_chars,
@@ -179,7 +237,7 @@ class Transcript(VerticalScroll):
 
     # Internals.
 
-    async def _finish_segment(self) -> None:
+    async def _finish_segment(self, continued: bool = False) -> None:
         if self._reasoning is not None:
             self._reasoning.finish()
             self._reasoning = None
@@ -193,7 +251,20 @@ class Transcript(VerticalScroll):
         if not source.strip():
             await live.remove()
             return
-        frozen = FrozenReply(source)
+        width = live.content_region.width or max(1, self.scrollable_content_region.width - 2)
+        self._freeze(live, source, width, continued)
+
+    @work(thread=True, group="freeze-reply", exit_on_error=False, description="lay out a finished reply")
+    def _freeze(self, live: LiveReply, source: str, width: int, continued: bool) -> None:
+        """Lay the finished reply out off the UI thread; the swap happens when it is ready."""
+        self.post_message(self.Frozen(live, source, reply_strips(source, width, continued), width, continued))
+
+    @on(Frozen)
+    async def _swap_in_frozen(self, message: Frozen) -> None:
+        live = message.live
+        if not live.is_attached:
+            return
+        frozen = FrozenReply(message.source, message.strips, message.width, message.continued)
         with self.app.batch_update():
             await self.mount(frozen, before=live)
             if self.cursor is live:

@@ -7,19 +7,24 @@ single `Static`, so a long conversation stays cheap to lay out and scroll.
 from __future__ import annotations
 
 import asyncio
-import json
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.markdown import Markdown as RichMarkdown
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.events import Click
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Button, Markdown, Static
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Button, Static
 
-from engine import events
+from widgets.markdown_render import markdown_strips
+
+if TYPE_CHECKING:
+    from engine import events
 
 DECISIONS = (("once", "Approve once"), ("session", "Approve for this session"), ("deny", "Deny"))
 
@@ -75,35 +80,74 @@ class UserBlock(Block):
         return self.text
 
 
-class FrozenReply(Block):
-    """A finished reply, rendered once as Rich Markdown inside one widget."""
+def reply_strips(source: str, width: int, continued: bool = False) -> list[Strip]:
+    """A reply segment's strips; one that the next segment continues keeps a paragraph gap."""
+    strips = markdown_strips(source, width)
+    if continued:
+        strips.append(Strip.blank(width))
+    return strips
+
+
+class FrozenReply(Widget):
+    """A finished reply: Markdown laid out once (in a thread) into strips, drawn line by line.
+
+    It is mounted only when its strips are ready, so it never shows half-drawn; a width change
+    lays it out again in a thread while the old strips stay on screen.
+    """
 
     DEFAULT_CSS = """
     FrozenReply {
-        padding: 0 1 0 1;
-    }
-    """
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        super().__init__(RichMarkdown(source, code_theme="monokai", hyperlinks=False))
-
-    def copy_text(self) -> str:
-        return self.source
-
-
-class LiveReply(Markdown):
-    """The reply being streamed; fed only through a `MarkdownStream`, then frozen."""
-
-    DEFAULT_CSS = """
-    LiveReply {
         width: 1fr;
         height: auto;
         padding: 0 1;
-        margin: 0;
-        background: transparent;
+    }
+    FrozenReply.-cursor {
+        background: $boost;
+        border-left: outer $accent;
+        padding-left: 0;
     }
     """
+
+    class Laidout(Message):
+        """Strips for a width are ready (posted from the layout thread)."""
+
+        def __init__(self, strips: list[Strip], width: int) -> None:
+            super().__init__()
+            self.strips = strips
+            self.width = width
+
+    def __init__(self, source: str, strips: list[Strip], width: int, continued: bool = False) -> None:
+        super().__init__()
+        self.source = source
+        self.continued = continued
+        self._strips = strips
+        self._laid_out_width = width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._strips)
+
+    def render_line(self, y: int) -> Strip:
+        width, style = self.size.width, self.rich_style
+        if 0 <= y < len(self._strips):
+            # The widget's own colours go under the text (the line API paints no background itself).
+            return self._strips[y].adjust_cell_length(width).apply_style(style)
+        return Strip.blank(width, style)
+
+    def on_resize(self) -> None:
+        width = self.content_region.width
+        if width > 0 and width != self._laid_out_width:
+            self._lay_out(width)
+
+    @work(thread=True, exclusive=True, group="frozen-reply-layout", exit_on_error=False)
+    def _lay_out(self, width: int) -> None:
+        self.post_message(self.Laidout(reply_strips(self.source, width, self.continued), width))
+
+    @on(Laidout)
+    def _laid_out(self, message: Laidout) -> None:
+        message.stop()
+        self._strips = message.strips
+        self._laid_out_width = message.width
+        self.refresh(layout=True)
 
     def copy_text(self) -> str:
         return self.source
@@ -233,6 +277,8 @@ def _arguments_line(arguments: dict[str, Any]) -> str:
 
 
 def _pretty(arguments: dict[str, Any]) -> str:
+    import json
+
     try:
         return json.dumps(arguments, indent=2, ensure_ascii=False, default=str)
     except (TypeError, ValueError):

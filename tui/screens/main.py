@@ -46,6 +46,7 @@ class MainScreenSettings:
     prune_keep_lines: int = 1500
     prune_excess_lines: int = 1000
     tool_preview_chars: int = 72
+    live_segment_chars: int = 2000
     show_reasoning: bool = True
     prompt_placeholder: str = ""
     commands: tuple[SlashCommand, ...] = ()
@@ -110,6 +111,7 @@ class MainScreen(Screen[None]):
                 prune_keep_lines=s.prune_keep_lines,
                 prune_excess_lines=s.prune_excess_lines,
                 tool_preview_chars=s.tool_preview_chars,
+                live_segment_chars=s.live_segment_chars,
                 show_reasoning=s.show_reasoning,
                 id="transcript",
             )
