@@ -11,7 +11,15 @@ from textual.widgets import Button, Markdown
 from textual.widgets.markdown import MarkdownStream
 
 from engine import events
-from tests.tui_support import MODEL_CONFIG, SESSION, ScriptedAgent, make_app, reply_events, settle
+from tests.tui_support import (
+    MODEL_CONFIG,
+    SESSION,
+    ScriptedAgent,
+    make_app,
+    pause_until,
+    reply_events,
+    settle,
+)
 from tui import messages
 from widgets.live_reply import LiveReply
 from widgets.transcript import Transcript, TranscriptPane
@@ -342,9 +350,13 @@ async def test_old_blocks_are_pruned_from_the_dom_past_the_line_budget() -> None
         main = app.main_screen
         for index in range(400):
             main.post_message(messages.Notice(f"line {index}"))
-        await pilot.pause()
-        await pilot.pause()
         transcript: Transcript = main.transcript
+
+        def settled() -> bool:
+            markers = transcript.query(PrunedMarker)
+            return bool(markers) and markers.first().count + len(transcript.query(NoticeBlock)) == 400
+
+        assert await pause_until(pilot, settled)
         marker = transcript.query_one(PrunedMarker)
         notices = list(transcript.query(NoticeBlock))
         assert marker.count > 200 and len(notices) + marker.count == 400

@@ -123,3 +123,12 @@ async def settle(pilot: Any, app: HwsApp) -> None:
     await pilot.pause()
     await app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def pause_until(pilot: Any, condition: Callable[[], bool], rounds: int = 200) -> bool:
+    """Let the app process messages until `condition` holds (no clock: each round waits for idle)."""
+    for _ in range(rounds):
+        if condition():
+            return True
+        await pilot.pause()
+    return condition()

@@ -274,12 +274,18 @@ class Transcript(VerticalScroll):
     async def _add(self, widget: Widget) -> None:
         await self.mount(widget)
         self._note_output()
+        self._schedule_prune()
+
+    def _schedule_prune(self, retries: int = 10) -> None:
         if not self._prune_pending:
             self._prune_pending = True
-            self.call_after_refresh(self._prune_after_layout)
+            self.call_after_refresh(self._prune_after_layout, retries)
 
-    async def _prune_after_layout(self) -> None:
+    async def _prune_after_layout(self, retries: int) -> None:
         self._prune_pending = False
+        if retries and self.children and self.children[-1].size.height == 0:
+            self._schedule_prune(retries - 1)  # the newest blocks are not laid out yet: heights unknown
+            return
         await self.prune()
 
     def _note_output(self) -> None:
