@@ -12,7 +12,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -26,13 +26,14 @@ from engine.home import Home
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
 from tui.agent_port import AgentPort, AgentUnavailableError, drive_turn, interrupt
-from tui.clipboard import CopyResult, copy_text
 from tui.commands import SLASH_COMMANDS, SessionEntry, SkillEntry, parse_slash, skill_commands
-from tui.keys import binding_rows, known_binding_ids, validate_keymap
 from widgets.gauge import GaugeLevels
 from widgets.prompt import PromptBox
 from widgets.status_bar import StatusState
 from widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from tui.clipboard import CopyResult
 
 AgentFactory = Callable[[Home, Config], AgentPort]
 SkillSource = Callable[[], Sequence[SkillEntry]]
@@ -261,6 +262,8 @@ class HwsApp(App[int], inherit_bindings=False):
         keys = dict(self.config.keys)
         if not keys:
             return
+        from tui.keys import known_binding_ids, validate_keymap
+
         where = str(self.config.path or "config.yaml")
         keymap, warnings = validate_keymap(keys, known_binding_ids(self.binding_classes().values()), where)
         self.set_keymap(keymap)
@@ -488,6 +491,8 @@ class HwsApp(App[int], inherit_bindings=False):
         if isinstance(self.screen, KeysScreen):
             self.pop_screen()
             return
+        from tui.keys import binding_rows
+
         rows = binding_rows(self.binding_classes(), self._keymap)
         commands = [(c.name, c.help) for c in SLASH_COMMANDS]
         self.push_screen(KeysScreen(rows, commands))
@@ -519,6 +524,8 @@ class HwsApp(App[int], inherit_bindings=False):
 
     @work(thread=True, group="clipboard", exit_on_error=False, description="copy to the clipboard")
     def _copy_in_thread(self, text: str, what: str) -> None:
+        from tui.clipboard import copy_text
+
         result = copy_text(text, osc52=lambda t: self.call_from_thread(self.copy_to_clipboard, t))
         self.post_message(CopyDone(result, what, len(text)))
 

@@ -169,7 +169,6 @@ class PromptBox(Vertical):
         self._accepted: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield OptionList(id="completions")
         editor = PromptInput(
             "",
             soft_wrap=True,
@@ -189,7 +188,13 @@ class PromptBox(Vertical):
 
     @property
     def completions(self) -> OptionList:
-        return self.query_one("#completions", OptionList)
+        """The completion list, mounted the first time it is needed (not at start-up)."""
+        found = self.query("#completions")
+        if found:
+            return found.first(OptionList)
+        options = OptionList(id="completions")
+        self.mount(options, before=0)
+        return options
 
     @property
     def completions_shown(self) -> bool:

@@ -117,10 +117,15 @@ class MainScreen(Screen[None]):
             )
             yield TranscriptPane(transcript, title=s.title, id="transcript-pane")
             with Vertical(id="side"):
-                yield MemoryPane(id="memory")
-                yield BudgetPane(s.context_window, s.levels, id="budget")
-                yield SkillsPane(id="skills")
-                yield CompressionPane(id="compression")
+                # Born with the class `watch_shown` would give them, so mounting restyles nothing.
+                for pane in (
+                    MemoryPane(id="memory"),
+                    BudgetPane(s.context_window, s.levels, id="budget"),
+                    SkillsPane(id="skills"),
+                    CompressionPane(id="compression"),
+                ):
+                    pane.add_class("-not-shown")
+                    yield pane
         yield PromptBox(
             s.commands,
             placeholder=s.prompt_placeholder,
