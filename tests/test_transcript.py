@@ -456,3 +456,22 @@ async def test_a_frozen_reply_lays_itself_out_again_when_the_width_changes() -> 
         await pilot.press("ctrl+b")
         await settle(pilot, app)
         assert frozen.size.height == wide
+
+
+async def test_approval_keys_answer_without_the_mouse() -> None:
+    agent = ScriptedAgent(
+        [
+            [
+                events.ApprovalNeeded(SESSION, "req-9", "terminal", "git push --force", "rewrites history"),
+                events.TurnFinished(SESSION, ""),
+            ]
+        ]
+    )
+    app = make_app(MODEL_CONFIG, agent=agent)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "push")
+        transcript = app.main_screen.transcript
+        assert await pause_until(pilot, lambda: bool(transcript.query(ApprovalBlock)))
+        await pilot.press("d")
+        await settle(pilot, app)
+        assert agent.answers == [("req-9", "deny")]

@@ -247,6 +247,7 @@ class HwsApp(App[int], inherit_bindings=False):
         from tui.screens.sessions import SessionsScreen
         from widgets.pane import Pane
         from widgets.prompt import PromptInput
+        from widgets.transcript_blocks import ApprovalBlock
 
         return {
             "app": type(self),
@@ -254,6 +255,7 @@ class HwsApp(App[int], inherit_bindings=False):
             "any pane": Pane,
             "transcript": Transcript,
             "input": PromptInput,
+            "approval": ApprovalBlock,
             "sessions": SessionsScreen,
             "keys screen": KeysScreen,
         }

@@ -360,7 +360,10 @@ class Transcript(VerticalScroll):
             cursor.query_one("#approve-once").focus()
 
     def action_copy_block(self) -> None:
-        if self.cursor is not None and self.cursor.is_attached:
+        selected = self.screen.get_selected_text()
+        if selected:
+            self.post_message(self.CopyRequested(selected, "the selected text"))
+        elif self.cursor is not None and self.cursor.is_attached:
             text = self.cursor.copy_text()  # type: ignore[attr-defined]
             self.post_message(self.CopyRequested(text, "the selected block"))
         else:

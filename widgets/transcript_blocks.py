@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.events import Click
@@ -343,7 +344,11 @@ class ApprovalBlock(Vertical):
     ApprovalBlock.-answered { border: round $panel; color: $text-muted; }
     """
 
-    BINDINGS: ClassVar = []
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1,a", "answer('once')", "approve once", id="approve_once"),
+        Binding("2,s", "answer('session')", "approve for the session", id="approve_session"),
+        Binding("3,d", "answer('deny')", "deny", id="approve_deny"),
+    ]
 
     class Answered(Message):
         """The user answered an approval (posted for the message flow; the Future carries it)."""
@@ -382,6 +387,9 @@ class ApprovalBlock(Vertical):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         decision = (event.button.id or "").removeprefix("approve-")
+        self.answer(decision)
+
+    def action_answer(self, decision: str) -> None:
         self.answer(decision)
 
     def answer(self, decision: str) -> None:
