@@ -29,6 +29,7 @@ from bench.common import Figure, Options, median
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS, ROWS = 120, 40
 START_TIMEOUT_S = 20.0
+PACED_INTERVAL_S = 0.02  # 50 chunks a second: about 750 tokens/s, faster than hosted models stream
 MINIMAL_APP = textwrap.dedent(
     """
     from textual.app import App
@@ -146,22 +147,30 @@ def reply_text(size: int = 12_000) -> str:
 
 
 class StreamingAgent:
-    """Yields one long reply in fixed chunks as fast as the UI takes them."""
+    """Yields one long reply in fixed chunks, as fast as the UI takes them or `interval` apart."""
 
-    def __init__(self, text: str, chunks: int) -> None:
+    def __init__(self, text: str, chunks: int, interval: float = 0.0) -> None:
         self.text = text
         self.chunks = chunks
+        self.interval = interval
+        self.last_chunk_at = 0.0
 
     async def run_turn(self, text: str) -> AsyncIterator[object]:
         from engine import events
 
         size = max(1, len(self.text) // self.chunks)
         for start in range(0, len(self.text), size):
+            if self.interval:
+                await asyncio.sleep(self.interval)
+            self.last_chunk_at = time.perf_counter()
             yield events.TextDelta("bench", self.text[start : start + size])
         yield events.TurnFinished("bench", self.text)
 
 
-async def _stream_once(text: str, chunks: int) -> tuple[float, float, int, float]:
+async def _stream_once(
+    text: str, chunks: int, interval: float = 0.0
+) -> tuple[float, float, int, float, float]:
+    """Total, worst frame, frame count, longest loop stall, and lag from the last chunk to done."""
     from textual.screen import Screen
 
     from engine.config import load_config
@@ -180,7 +189,8 @@ async def _stream_once(text: str, chunks: int) -> tuple[float, float, int, float
     stall = 0.0
     try:
         home = Home.resolve(os.environ["HERMES_HOME"]).ensure()
-        app = HwsApp(home, load_config(home.root), agent=StreamingAgent(text, chunks))  # type: ignore[arg-type]
+        agent = StreamingAgent(text, chunks, interval)
+        app = HwsApp(home, load_config(home.root), agent=agent)  # type: ignore[arg-type]
         async with app.run_test(size=(COLUMNS, ROWS)) as pilot:
             await pilot.pause()
             running = True
@@ -199,14 +209,39 @@ async def _stream_once(text: str, chunks: int) -> tuple[float, float, int, float
             await pilot.pause()
             await app.workers.wait_for_complete()
             await pilot.pause()
-            total = time.perf_counter() - started
+            finished = time.perf_counter()
+            total = finished - started
+            lag = finished - agent.last_chunk_at
             running = False
             await watcher
             frozen = app.main_screen.transcript.last_reply
             assert frozen == text, "the streamed reply did not arrive whole"
     finally:
         Screen._on_timer_update = original  # type: ignore[method-assign]
-    return total, max(frames, default=0.0), len(frames), stall
+    return total, max(frames, default=0.0), len(frames), stall, lag
+
+
+async def _bare_markdown_stream(text: str, chunks: int) -> float:
+    """The same stream into a bare `Markdown` in a minimal app: Textual's own cost, for comparison."""
+    from textual.app import App, ComposeResult
+    from textual.containers import VerticalScroll
+    from textual.widgets import Markdown
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            with VerticalScroll():
+                yield Markdown()
+
+    app = Bare()
+    async with app.run_test(size=(COLUMNS, ROWS)) as pilot:
+        stream = Markdown.get_stream(app.query_one(Markdown))
+        size = max(1, len(text) // chunks)
+        started = time.perf_counter()
+        for start in range(0, len(text), size):
+            await stream.write(text[start : start + size])
+        await stream.stop()
+        await pilot.pause()
+        return time.perf_counter() - started
 
 
 def streaming(options: Options) -> list[Figure]:
@@ -218,6 +253,8 @@ def streaming(options: Options) -> list[Figure]:
         os.environ["HOME"] = scratch
         try:
             results = [asyncio.run(_stream_once(text, 200)) for _ in range(runs)]
+            paced = [asyncio.run(_stream_once(text, 200, PACED_INTERVAL_S)) for _ in range(runs)]
+            bare = [asyncio.run(_bare_markdown_stream(text, 200)) for _ in range(runs)]
         finally:
             for key, value in old.items():
                 if value is None:
@@ -233,6 +270,7 @@ def streaming(options: Options) -> list[Figure]:
             "stream 12 KB in 200 chunks: total render",
             median(totals) * 1000,
             "ms",
+            baseline=f"bare Markdown + MarkdownStream {median(bare) * 1000:,.0f} ms",
             note=f"median of {runs}, {len(text):,} chars, chunks as fast as the UI takes them, "
             f"{median([float(c) for c in frame_counts]):.0f} frames",
         ),
@@ -247,6 +285,13 @@ def streaming(options: Options) -> list[Figure]:
             median(stalls) * 1000,
             "ms",
             note="the longest the event loop was busy at once (markdown parsing included)",
+        ),
+        Figure(
+            f"paced 12 KB stream ({1 / PACED_INTERVAL_S:.0f} chunks/s): lag after the last chunk",
+            median([r[4] for r in paced]) * 1000,
+            "ms",
+            note="how far the screen trails a fast model; its worst frame "
+            f"{median([r[1] for r in paced]) * 1000:.0f} ms",
         ),
     ]
 
