@@ -475,3 +475,24 @@ async def test_approval_keys_answer_without_the_mouse() -> None:
         await pilot.press("d")
         await settle(pilot, app)
         assert agent.answers == [("req-9", "deny")]
+
+
+async def test_interrupting_while_an_approval_waits_denies_it_and_stops() -> None:
+    agent = ScriptedAgent(
+        [
+            [
+                events.ApprovalNeeded(SESSION, "req-2", "terminal", "rm -rf /tmp/x", "deletes"),
+                events.TextDelta(SESSION, "after"),
+                30.0,
+            ]
+        ]
+    )
+    app = make_app(MODEL_CONFIG, agent=agent)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "go")
+        transcript = app.main_screen.transcript
+        assert await pause_until(pilot, lambda: bool(transcript.query(ApprovalBlock)))
+        await pilot.press("ctrl+c")
+        await settle(pilot, app)
+        assert agent.answers == [("req-2", "deny")]
+        assert agent.calls == ["interrupt"] and not app.turn_running

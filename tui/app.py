@@ -403,6 +403,7 @@ class HwsApp(App[int], inherit_bindings=False):
         if not self.turn_running or self.agent is None:
             return
         self.notify("Interrupting…", timeout=2)
+        self.main_screen.transcript.deny_pending_approvals()  # a question left open would block the stop
         asked = await interrupt(self.agent)
         if not asked:
             self.workers.cancel_group(self, "turn")
@@ -445,6 +446,9 @@ class HwsApp(App[int], inherit_bindings=False):
             self._agent_command(name, argument)
 
     def _agent_command(self, name: str, argument: str) -> None:
+        if self.turn_running:
+            self.notify(f"/{name} waits for the running turn: ctrl+c interrupts it.", severity="warning")
+            return
         method = {"new": "new_session", "compress": "compress", "undo": "undo"}[name]
         call = getattr(self.agent, method, None) if self.agent is not None else None
         if call is None:

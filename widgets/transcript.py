@@ -231,6 +231,13 @@ class Transcript(VerticalScroll):
         if interrupted or (event is not None and event.interrupted):
             await self.add_notice("interrupted; what was said so far is kept", "warning", "■")
 
+    def deny_pending_approvals(self) -> int:
+        """Answer every open approval question with "deny" (the turn is being interrupted)."""
+        pending = [b for b in self.query(ApprovalBlock) if not b.future.done()]
+        for block in pending:
+            block.answer("deny")
+        return len(pending)
+
     @property
     def streaming(self) -> bool:
         return self._live is not None
