@@ -35,9 +35,9 @@ class KeysScreen(ModalScreen[None]):
                 id="keys-title",
             )
             table: DataTable[str] = DataTable(id="keys-table", cursor_type="row", zebra_stripes=True)
-            table.add_columns("keys", "what it does", "id", "where")
+            table.add_columns("keys", "id", "what it does", "where")
             for row in self.rows:
-                table.add_row(row.keys, row.description, row.binding_id, row.where)
+                table.add_row(row.keys, row.binding_id, row.description, row.where)
             yield table
             commands = "   ".join(f"/{name}" for name, _ in self.commands)
             yield Static(f"Commands: {commands}", id="keys-commands")

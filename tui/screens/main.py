@@ -83,11 +83,41 @@ class MainScreen(Screen[None]):
     AUTO_FOCUS = "#prompt-input"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f1", "show_pane('transcript')", "transcript", id="focus_transcript"),
-        Binding("f2", "show_pane('memory')", "memory", id="focus_memory"),
-        Binding("f3", "show_pane('budget')", "budget", id="focus_budget"),
-        Binding("f4", "show_pane('skills')", "skills", id="focus_skills"),
-        Binding("f5", "show_pane('compression')", "compression", id="focus_compression"),
+        Binding(
+            "f1",
+            "show_pane('transcript')",
+            "transcript",
+            id="focus_transcript",
+            tooltip="Focus the transcript (folded: bring it back)",
+        ),
+        Binding(
+            "f2",
+            "show_pane('memory')",
+            "memory",
+            id="focus_memory",
+            tooltip="Focus the memory pane (folded: show it)",
+        ),
+        Binding(
+            "f3",
+            "show_pane('budget')",
+            "budget",
+            id="focus_budget",
+            tooltip="Focus the budget pane (folded: show it)",
+        ),
+        Binding(
+            "f4",
+            "show_pane('skills')",
+            "skills",
+            id="focus_skills",
+            tooltip="Focus the skills pane (folded: show it)",
+        ),
+        Binding(
+            "f5",
+            "show_pane('compression')",
+            "compression",
+            id="focus_compression",
+            tooltip="Focus the compression pane (folded: show it)",
+        ),
         Binding(
             "ctrl+b", "toggle_side", "side panes", id="toggle_side", tooltip="Show or hide the side panes"
         ),
