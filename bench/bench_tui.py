@@ -29,6 +29,7 @@ from bench.common import Figure, Options, median
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS, ROWS = 120, 40
 START_TIMEOUT_S = 20.0
+STALL_TICK_S = 0.005
 PACED_INTERVAL_S = 0.02  # 50 chunks a second: about 750 tokens/s, faster than hosted models stream
 MINIMAL_APP = textwrap.dedent(
     """
@@ -196,11 +197,13 @@ async def _stream_once(
             running = True
 
             async def watch_loop() -> None:
+                # Wakes every few ms; oversleeping means something held the loop that long. (A
+                # sleep(0) spin would keep the loop from ever going idle and slow what it measures.)
                 nonlocal stall
                 while running:
                     before = time.perf_counter()
-                    await asyncio.sleep(0)
-                    stall = max(stall, time.perf_counter() - before)
+                    await asyncio.sleep(STALL_TICK_S)
+                    stall = max(stall, time.perf_counter() - before - STALL_TICK_S)
 
             watcher = asyncio.create_task(watch_loop())
             frames.clear()
