@@ -237,6 +237,28 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "show_cost": S(True, "Show the session's cost in the status bar."),
         "bell_on_complete": S(False, "Ring the terminal bell when a turn ends."),
     },
+    "tui": {
+        "fold_below_columns": S(
+            110, "Terminal width below which the side panes fold into tabs above the transcript.", 40
+        ),
+        "side_width_percent": S(40, "Share of a wide terminal the side panes take, in percent.", 20, 70),
+        "prune_keep_lines": S(1500, "Transcript lines kept mounted after pruning old turns.", 100),
+        "prune_excess_lines": S(1000, "Extra transcript lines allowed before old turns are pruned.", 50),
+        "live_segment_chars": S(
+            2000, "A streamed reply is frozen in segments of about this many characters.", 200
+        ),
+        "prompt_max_lines": S(8, "Lines the input grows to before it scrolls.", 1, 40),
+        "history_size": S(500, "Inputs kept for recall with up / down in this run.", 0),
+        "interrupt_repeat_seconds": S(2.0, "A second ctrl+c within this many seconds clears the input.", 0.2),
+        "interrupt_grace_seconds": S(
+            5.0, "Seconds an interrupted turn may take to stop before it is cancelled.", 0.1
+        ),
+        "tool_preview_chars": S(72, "Characters of a tool's argument and result preview in one line.", 10),
+        "gauge_warn": S(0.50, "Share of a limit at which gauges turn to the warning colour.", 0, 1),
+        "gauge_high": S(0.80, "Share of a limit at which gauges turn to the high colour.", 0, 1),
+        "gauge_critical": S(0.95, "Share of a limit at which gauges turn to the critical colour.", 0, 1),
+        "default_context_window": S(128_000, "Context window shown when the model reports none.", 1024),
+    },
     "watch": {
         "debounce_ms": S(50, "Milliseconds of quiet before a file change refreshes the panes.", 0),
         "poll_interval": S(1.0, "Seconds between checks when file events are unavailable.", 0.1),

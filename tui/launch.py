@@ -1,14 +1,43 @@
-"""Open the workstation (the Textual app lands with its own issue; until then, point at the CLI)."""
+"""Open the workstation: `hws` on `$HERMES_HOME`, `hws --home PATH` on another home."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
 
 
-def launch(argv: Sequence[str]) -> int:
-    print(
-        "The full-screen workstation is not built yet. The headless commands work: run `hws --help`.",
-        file=sys.stderr,
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="hws",
+        description="Open the workstation (subcommands run headless: `hws --help` lists them).",
     )
-    return 2
+    parser.add_argument("--home", metavar="PATH", help="use this home instead of $HERMES_HOME")
+    return parser.parse_args(list(argv))
+
+
+def launch(argv: Sequence[str]) -> int:
+    """Open the app; a home or config problem is one sentence on stderr and exit code 2."""
+    args = parse(argv)
+    from engine.config import ConfigError, load_config
+    from engine.home import Home, HomeError
+
+    try:
+        home = Home.resolve(args.home).ensure()
+        config = load_config(home.root)
+    except (HomeError, ConfigError) as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    if not sys.stdout.isatty() or not sys.stdin.isatty():
+        print(
+            "hws opens a full-screen workstation and needs a terminal; "
+            "for scripts use the subcommands (`hws --help`).",
+            file=sys.stderr,
+        )
+        return 2
+    from tui.agent_port import build_agent
+    from tui.app import HwsApp
+
+    app = HwsApp(home, config, agent_factory=build_agent)
+    result = app.run()
+    return int(result or 0)

@@ -1,0 +1,148 @@
+"""Every binding has an id and can be rebound from config.yaml; the keys screen and palette list them."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.command import CommandPalette
+
+from tests.tui_support import MODEL_CONFIG, make_app, settle
+from tui.commands import SessionEntry, SkillEntry
+from tui.keys import bindings_of, validate_keymap
+
+
+async def test_every_binding_of_the_workstation_has_an_id() -> None:
+    app = make_app()
+    async with app.run_test():
+        classes = app.binding_classes()
+        assert len(classes) >= 6
+        for where, cls in classes.items():
+            for binding in bindings_of(cls):
+                assert isinstance(binding, Binding)
+                assert binding.id, f"{where}: {binding.key} -> {binding.action} has no id"
+
+
+async def test_keys_in_config_rebind_by_id() -> None:
+    config = MODEL_CONFIG + "keys:\n  focus_memory: f9\n  zoom_pane: x\n"
+    app = make_app(config)
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = app.main_screen
+        await pilot.press("f2")
+        await pilot.pause()
+        assert not main.memory.has_focus_within
+        await pilot.press("f9")
+        await pilot.pause()
+        assert main.memory.has_focus_within
+        await pilot.press("z")
+        assert main.maximized is None
+        await pilot.press("x")
+        await pilot.pause()
+        assert main.maximized is main.memory
+        assert app.startup_warnings == []
+
+
+async def test_unknown_binding_ids_warn_with_the_file() -> None:
+    app = make_app(MODEL_CONFIG + "keys:\n  fly_away: f9\n  focus_budget: 3\n")
+    async with app.run_test(notifications=True):
+        assert any("keys.fly_away" in w and "config.yaml" in w for w in app.startup_warnings)
+        assert any("keys.focus_budget" in w for w in app.startup_warnings)
+
+
+def test_validate_keymap_accepts_lists_and_trims() -> None:
+    keymap, warnings = validate_keymap({"quit": ["ctrl+x", " f10 "], "send": "  "}, {"quit", "send"})
+    assert keymap == {"quit": "ctrl+x,f10"}
+    assert len(warnings) == 1 and "keys.send" in warnings[0]
+
+
+async def test_f12_shows_the_keys_screen_with_ids_and_current_keys() -> None:
+    app = make_app(MODEL_CONFIG + "keys:\n  focus_memory: f9\n")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f12")
+        await pilot.pause()
+        screen = app.screen
+        assert type(screen).__name__ == "KeysScreen"
+        rows = {row.binding_id: row for row in screen.rows}
+        assert rows["focus_memory"].keys == "f9"
+        assert rows["send"].keys == "enter"
+        assert rows["newline"].keys == "shift+enter, ctrl+j"
+        assert {"quit", "interrupt", "zoom_pane", "hide_pane", "copy_block", "sessions"} <= set(rows)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is app.main_screen
+
+
+async def test_question_mark_in_a_pane_shows_keys_but_types_in_the_input() -> None:
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("question_mark")
+        assert app.main_screen.prompt.text == "?"
+        await pilot.press("f2", "question_mark")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "KeysScreen"
+
+
+async def test_the_palette_lists_the_workstation_actions() -> None:
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(120, 40)) as pilot:
+        titles = {command.title for command in app.workstation_commands()}
+        for expected in (
+            "Focus the memory pane",
+            "Focus the compression pane",
+            "Sessions",
+            "Show the keys",
+            "Copy the last reply",
+            "/compress",
+            "/theme",
+            "/new",
+            "Toggle the side panes",
+        ):
+            assert expected in titles
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert CommandPalette.is_open(app)
+        await pilot.press(*"compression")
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.3)
+        palette = app.screen
+        listed = [str(option.prompt) for option in palette.query_one("CommandList").options]
+        assert any("Focus the compression pane" in text for text in listed)
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.main_screen.compression.has_focus_within
+
+
+async def test_the_palette_offers_skills_and_sessions_from_their_providers() -> None:
+    skills = [SkillEntry("astro-navbar", "build an Astro navbar")]
+    sessions = [SessionEntry("20260101_120000_abc123", "Navbar work", "2026-01-01")]
+    app = make_app(MODEL_CONFIG, skill_source=lambda: skills, session_source=lambda: sessions)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+p", *"astro")
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.3)
+        listed = [str(option.prompt) for option in app.screen.query_one("CommandList").options]
+        assert any("skill: astro-navbar" in text for text in listed)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.main_screen.prompt.text == "/astro-navbar "
+        assert [e.title for e in app.session_entries] == ["Navbar work"]
+
+
+async def test_ctrl_r_opens_and_closes_the_sessions_screen() -> None:
+    sessions = [
+        SessionEntry("20260101_120000_abc123", "Navbar work", "2026-01-01"),
+        SessionEntry("20260102_120000_def456", "Deploy script", "2026-01-02"),
+    ]
+    app = make_app(MODEL_CONFIG, session_source=lambda: sessions)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        screen = app.screen
+        assert type(screen).__name__ == "SessionsScreen"
+        await pilot.press(*"deploy")
+        await pilot.pause()
+        assert screen.query_one("#session-list").option_count == 1
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert app.screen is app.main_screen

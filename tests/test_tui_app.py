@@ -1,0 +1,160 @@
+"""The workstation's shell: it opens on any home, the panes can be focused, zoomed, hidden, folded."""
+
+from __future__ import annotations
+
+from textual.widgets import OptionList
+
+from engine import events
+from tests.tui_support import MODEL_CONFIG, SESSION, make_app
+from tui import messages
+from widgets.pane import Pane
+from widgets.prompt import PromptInput
+from widgets.transcript import Transcript
+from widgets.transcript_blocks import NoticeBlock
+
+
+async def test_opens_without_a_model_and_the_input_says_how_to_configure_one() -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        main = app.main_screen
+        assert isinstance(app.focused, PromptInput)
+        assert "No model configured" in main.prompt.input.placeholder
+        assert "~/.hermes/config.yaml" in main.prompt.input.placeholder
+        notices = [b.text for b in main.transcript.query(NoticeBlock)]
+        assert any("No model is configured" in text and "base_url" in text for text in notices)
+        assert main.status.state.model == ""
+        await pilot.press("h", "i", "enter")
+        await pilot.pause()
+        texts = [b.text for b in main.transcript.query(NoticeBlock)]
+        assert any(t.startswith("Not sent: no model is configured") for t in texts)
+        assert main.status.state.working is False
+
+
+async def test_function_keys_focus_each_pane_and_escape_returns_to_the_input() -> None:
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = app.main_screen
+        for key, name in (("f2", "memory"), ("f3", "budget"), ("f4", "skills"), ("f5", "compression")):
+            await pilot.press(key)
+            await pilot.pause()
+            assert main.pane(name).has_focus_within, name
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.focused, Transcript)
+        await pilot.press("escape")
+        assert isinstance(app.focused, PromptInput)
+
+
+async def test_z_zooms_the_focused_pane_and_again_restores() -> None:
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = app.main_screen
+        await pilot.press("f3")
+        await pilot.pause()
+        await pilot.press("z")
+        await pilot.pause()
+        assert main.maximized is main.budget
+        await pilot.press("z")
+        await pilot.pause()
+        assert main.maximized is None
+
+
+async def test_h_hides_a_pane_down_to_its_header_and_brings_it_back() -> None:
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = app.main_screen
+        await pilot.press("f2")
+        await pilot.pause()
+        height = main.memory.size.height
+        await pilot.press("h")
+        await pilot.pause()
+        assert main.memory.collapsed and main.memory.size.height == 1
+        assert main.memory.has_focus  # the header keeps the focus, so h works again
+        assert main.budget.size.height > 1
+        await pilot.press("h")
+        await pilot.pause()
+        assert not main.memory.collapsed and main.memory.size.height == height
+        assert isinstance(app.focused, OptionList)
+
+
+async def test_wide_terminal_shows_the_side_column_and_ctrl_b_hides_it() -> None:
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = app.main_screen
+        await pilot.pause()
+        side = main.query_one("#side")
+        assert side.display and side.outer_size.width == 64  # 40 % of 160
+        assert not main.query_one("#pane-tabs").display
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert main.query_one("#transcript-pane").size.width == 160
+        await pilot.press("f4")  # asking for a side pane brings the column back
+        await pilot.pause()
+        assert side.outer_size.width == 64 and main.skills.has_focus_within
+
+
+async def test_at_80x24_the_side_panes_fold_into_tabs_and_f_keys_swap_them_in() -> None:
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = app.main_screen
+        await pilot.pause()
+        tabs = main.query_one("#pane-tabs")
+        assert tabs.display and main.folded
+        assert main.query_one("#transcript-pane").size.width == 80
+        assert not main.query_one("#side").display
+        await pilot.press("f3")
+        await pilot.pause()
+        assert main.budget.size.width == 80 and main.budget.has_focus_within
+        assert not main.query_one("#transcript-pane").display
+        assert not main.memory.display  # only the chosen pane takes the place
+        await pilot.press("f1")
+        await pilot.pause()
+        assert main.query_one("#transcript-pane").size.width == 80
+        assert isinstance(app.focused, Transcript)
+
+
+async def test_growing_the_terminal_unfolds_the_panes() -> None:
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = app.main_screen
+        await pilot.press("f2")
+        await pilot.resize_terminal(160, 48)
+        await pilot.pause()
+        assert not main.folded
+        assert main.query_one("#side").outer_size.width == 64
+        assert main.query_one("#transcript-pane").display
+
+
+async def test_every_pane_has_a_header_with_its_key() -> None:
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        keys = [pane.pane_key for pane in app.main_screen.panes()]
+        assert keys == ["F1", "F2", "F3", "F4", "F5"]
+        for pane in app.main_screen.panes():
+            assert isinstance(pane, Pane)
+            header = pane.query_one("PaneHeader")
+            assert pane.pane_key in str(header.render())
+
+
+async def test_ctrl_q_quits() -> None:
+    app = make_app()
+    async with app.run_test() as pilot:
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_folded_tabs_repeat_each_panes_number_and_a_click_shows_the_pane() -> None:
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = app.main_screen
+        main.post_message(messages.to_message(events.Usage(SESSION, 39_800, 412, 31_000, 0.012)))
+        await pilot.pause()
+        tabs = main.query_one("#pane-tabs")
+        line = str(tabs.render())
+        assert "F3 Budget 31%" in line
+        await pilot.click("#pane-tabs", offset=(line.index("F4") + 1, 0))
+        await pilot.pause()
+        assert main.shown == "skills" and main.skills.has_focus_within

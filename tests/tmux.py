@@ -1,0 +1,123 @@
+"""Drive `hws` in a real terminal: tmux sessions with a fixed size, keys sent, the screen captured.
+
+with TmuxSession.start(["hws"], width=100, height=30, env={"HERMES_HOME": str(home)}) as tmux:
+    tmux.wait_for("idle")
+    tmux.send_keys("hello", "Enter")
+    screen = tmux.capture()
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+POLL_S = 0.05
+
+
+class TmuxTimeout(AssertionError):
+    """What the screen showed when the awaited text never appeared."""
+
+
+def tmux_available() -> bool:
+    return shutil.which("tmux") is not None
+
+
+@dataclass
+class TmuxSession:
+    name: str
+    socket: str
+    width: int
+    height: int
+
+    def _tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=check, timeout=10
+        )
+
+    @classmethod
+    @contextmanager
+    def start(
+        cls,
+        command: Sequence[str],
+        *,
+        width: int = 100,
+        height: int = 30,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> Iterator[TmuxSession]:
+        """A detached session running `command`; killed (with its processes) on exit."""
+        session = cls(f"hws-{uuid.uuid4().hex[:8]}", f"hws-test-{uuid.uuid4().hex[:8]}", width, height)
+        environment = dict(os.environ)
+        environment.update(env or {})
+        environment.setdefault("TERM", "xterm-256color")
+        environment.pop("TMUX", None)
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
+        shell_command = f"env {exports} {shlex.join(command)}; echo '[exited '$?']'; sleep 30"
+        subprocess.run(
+            [
+                "tmux",
+                "-L",
+                session.socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                session.name,
+                "-x",
+                str(width),
+                "-y",
+                str(height),
+                shell_command,
+            ],
+            check=True,
+            env=environment,
+            cwd=cwd,
+            timeout=10,
+        )
+        try:
+            yield session
+        finally:
+            session._tmux("kill-server", check=False)
+
+    def send_keys(self, *keys: str, literal: bool = False) -> None:
+        """tmux key names (`Enter`, `C-q`, `F2`) or, with `literal`, text typed as is."""
+        args = ["send-keys", "-t", self.name]
+        if literal:
+            args.append("-l")
+        self._tmux(*args, *keys)
+
+    def type(self, text: str) -> None:
+        self.send_keys(text, literal=True)
+
+    def capture(self) -> str:
+        """The visible screen as plain text, one line per row."""
+        return self._tmux("capture-pane", "-p", "-t", self.name).stdout
+
+    def wait_for(self, text: str, timeout: float = 10.0) -> str:
+        """Wait until `text` is on the screen; returns the screen, or fails showing the last one."""
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.capture()
+            if text in screen:
+                return screen
+            time.sleep(POLL_S)
+        raise TmuxTimeout(f"{text!r} did not appear within {timeout}s; the screen was:\n{screen}")
+
+    def wait_until_gone(self, text: str, timeout: float = 10.0) -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.capture()
+            if text not in screen:
+                return screen
+            time.sleep(POLL_S)
+        raise TmuxTimeout(f"{text!r} was still on the screen after {timeout}s:\n{screen}")

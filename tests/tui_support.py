@@ -1,0 +1,134 @@
+"""Shared pieces of the workstation tests: a home under `$HOME`, a fixed clock, a scripted agent.
+
+The scripted agent stands in for `engine.agent` until it lands: it yields real engine events from
+a script, honours `interrupt()` and receives approval answers, so the app's worker, the Messages
+and the widgets are exercised for real.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from engine import events
+from engine.config import load_config
+from engine.home import Home
+from tui.app import HwsApp
+
+SESSION = "20260101_120000_abc123"
+
+
+class FixedClock:
+    """A clock that moves only when told, so status bars and snapshots do not drift."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+Step = events.Event | float | Callable[[], Any]
+
+
+class ScriptedAgent:
+    """Plays a list of steps per turn: an event is yielded, a float is a pause, a callable is run."""
+
+    def __init__(self, turns: Sequence[Sequence[Step]] = ()) -> None:
+        self.turns = [list(t) for t in turns]
+        self.received: list[str] = []
+        self.answers: list[tuple[str, str]] = []
+        self.interrupted = asyncio.Event()
+        self.calls: list[str] = []
+
+    async def run_turn(self, text: str) -> AsyncIterator[events.Event]:
+        self.received.append(text)
+        self.interrupted = asyncio.Event()
+        steps = self.turns.pop(0) if self.turns else [events.TurnFinished(SESSION, "")]
+        said: list[str] = []
+        for step in steps:
+            if self.interrupted.is_set():
+                yield events.TurnFinished(SESSION, "".join(said), interrupted=True)
+                return
+            if isinstance(step, (int, float)):
+                try:
+                    await asyncio.wait_for(self.interrupted.wait(), timeout=step)
+                except TimeoutError:
+                    pass
+                continue
+            if callable(step) and not isinstance(step, events.Event):
+                step()
+                continue
+            if isinstance(step, events.TextDelta):
+                said.append(step.text)
+            yield step
+        if self.interrupted.is_set():
+            yield events.TurnFinished(SESSION, "".join(said), interrupted=True)
+
+    async def interrupt(self) -> None:
+        self.calls.append("interrupt")
+        self.interrupted.set()
+
+    async def answer_approval(self, request_id: str, decision: str) -> None:
+        self.answers.append((request_id, decision))
+
+
+def make_home(config_text: str = "") -> Home:
+    """A home at `$HOME/.hermes`, so the app shows it as `~/.hermes` (stable in snapshots)."""
+    root = Path(os.environ["HOME"]) / ".hermes"
+    home = Home.resolve(root).ensure()
+    if config_text:
+        home.config_file.write_text(config_text, encoding="utf-8")
+    return home
+
+
+def make_app(
+    config_text: str = "",
+    *,
+    agent: Any = None,
+    clock: FixedClock | None = None,
+    **kwargs: Any,
+) -> HwsApp:
+    home = make_home(config_text)
+    app = HwsApp(
+        home,
+        load_config(home.root),
+        agent=agent,
+        workdir=Path(os.environ["HOME"]) / "code" / "site",
+        clock=clock or FixedClock(),
+        **kwargs,
+    )
+    app.animation_level = "none"
+    return app
+
+
+def reply_events(text: str, chunks: int) -> list[events.Event]:
+    """`text` cut into `chunks` TextDelta events."""
+    size = max(1, len(text) // chunks)
+    pieces = [text[i : i + size] for i in range(0, len(text), size)]
+    return [events.TextDelta(SESSION, piece) for piece in pieces]
+
+
+MODEL_CONFIG = "model:\n  default: test-model\n  base_url: http://127.0.0.1:9/v1\n"
+
+
+async def settle(pilot: Any, app: HwsApp) -> None:
+    """Let start-up work begin, wait for every worker to finish, then for the screen to catch up."""
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def pause_until(pilot: Any, condition: Callable[[], bool], rounds: int = 200) -> bool:
+    """Let the app process messages until `condition` holds (no clock: each round waits for idle)."""
+    for _ in range(rounds):
+        if condition():
+            return True
+        await pilot.pause()
+    return condition()

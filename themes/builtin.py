@@ -1,0 +1,82 @@
+"""The workstation's own themes: dark by default, because the people it is built for work in the dark."""
+
+from __future__ import annotations
+
+from textual.theme import Theme
+
+DEFAULT_THEME = "hws-dark"
+
+BUILTIN_THEMES: tuple[Theme, ...] = (
+    Theme(
+        name="hws-dark",
+        primary="#5fa8d3",
+        secondary="#8f7ad6",
+        accent="#e0a458",
+        warning="#e0a458",
+        error="#e0607e",
+        success="#7cc27a",
+        foreground="#d8dee9",
+        background="#12151b",
+        surface="#181c24",
+        panel="#1f2430",
+        dark=True,
+    ),
+    Theme(
+        name="hws-midnight",
+        primary="#7aa2f7",
+        secondary="#bb9af7",
+        accent="#ff9e64",
+        warning="#e0af68",
+        error="#f7768e",
+        success="#9ece6a",
+        foreground="#c0caf5",
+        background="#0b0d14",
+        surface="#11141d",
+        panel="#181c29",
+        dark=True,
+    ),
+    Theme(
+        name="hws-ember",
+        primary="#e39b5b",
+        secondary="#c46b5b",
+        accent="#f2c879",
+        warning="#f2c879",
+        error="#e8555c",
+        success="#a3be8c",
+        foreground="#e6dccf",
+        background="#17120f",
+        surface="#1e1814",
+        panel="#2a211b",
+        dark=True,
+    ),
+    Theme(
+        name="hws-moss",
+        primary="#8fbf7f",
+        secondary="#6fa3a0",
+        accent="#d7b46a",
+        warning="#d7b46a",
+        error="#d9675f",
+        success="#8fbf7f",
+        foreground="#d5dccf",
+        background="#111512",
+        surface="#171c18",
+        panel="#1f2620",
+        dark=True,
+    ),
+    Theme(
+        name="hws-contrast",
+        primary="#4fc3ff",
+        secondary="#c792ea",
+        accent="#ffd700",
+        warning="#ffd700",
+        error="#ff5370",
+        success="#50fa7b",
+        foreground="#ffffff",
+        background="#000000",
+        surface="#0a0a0a",
+        panel="#1a1a1a",
+        dark=True,
+        luminosity_spread=0.2,
+        text_alpha=1.0,
+    ),
+)

@@ -1,0 +1,582 @@
+"""The workstation app: owns the home, config, themes, keymap, the agent and the turn worker.
+
+Workers call the engine and post Messages; the main screen's `@on` handlers change the panes. The
+agent is built in a thread after the first frame (the model client is slow to import), so the
+window opens at once, with or without a model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
+from textual.message import Message
+from textual.screen import Screen
+
+from engine.config import Config
+from engine.home import Home
+from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
+from tui import messages
+from tui.agent_port import AgentPort, AgentUnavailableError, drive_turn, interrupt
+from tui.commands import SLASH_COMMANDS, SessionEntry, SkillEntry, parse_slash, skill_commands
+from widgets.gauge import GaugeLevels
+from widgets.prompt import PromptBox
+from widgets.status_bar import StatusState
+from widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from tui.clipboard import CopyResult
+
+AgentFactory = Callable[[Home, Config], AgentPort]
+SkillSource = Callable[[], Sequence[SkillEntry]]
+SessionSource = Callable[[], Sequence[SessionEntry]]
+
+
+def display_path(path: Path) -> str:
+    """A path as a person reads it: `~/code/site` rather than `/home/dana/code/site`."""
+    home = Path(os.environ.get("HOME", "") or Path.home())
+    try:
+        return "~/" + str(path.relative_to(home)) if path != home else "~"
+    except ValueError:
+        return str(path)
+
+
+def no_model_text(config_path: str) -> str:
+    return (
+        "No model is configured, so the agent cannot answer yet; every pane still works.\n"
+        f"Add a model to {config_path}, for example:\n"
+        "    model:\n"
+        "      default: anthropic/claude-sonnet-4\n"
+        "      base_url: https://openrouter.ai/api/v1\n"
+        "and OPENROUTER_API_KEY=… to .env beside it (any OpenAI-compatible server works, e.g. "
+        "base_url: http://localhost:11434/v1 for Ollama), then restart hws."
+    )
+
+
+def _skill_commands() -> type[Any]:
+    from tui.palette import SkillCommands
+
+    return SkillCommands
+
+
+def _session_commands() -> type[Any]:
+    from tui.palette import SessionCommands
+
+    return SessionCommands
+
+
+class CopyDone(Message):
+    """A copy finished in its thread; the app says which clipboard took the text."""
+
+    def __init__(self, result: CopyResult, what: str, chars: int) -> None:
+        super().__init__()
+        self.result = result
+        self.what = what
+        self.chars = chars
+
+
+class HwsApp(App[int], inherit_bindings=False):
+    """Hermes Workstation."""
+
+    TITLE = "hws"
+    # Textual reads a screen's CSS_PATH when the screen is pushed, not for the default screen, so
+    # the main screen's stylesheet (beside it in screens/) is loaded with the app.
+    CSS_PATH = "screens/main.tcss"
+    COMMANDS = App.COMMANDS | {_skill_commands, _session_commands}
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "quit", id="quit", priority=True, tooltip="Quit hws"),
+        Binding(
+            "ctrl+c",
+            "interrupt",
+            "interrupt",
+            id="interrupt",
+            priority=True,
+            tooltip="Interrupt the running turn (twice: clear the input)",
+        ),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "palette",
+            id="command_palette",
+            priority=True,
+            tooltip="Open the command palette",
+        ),
+        Binding(
+            "ctrl+r",
+            "sessions",
+            "sessions",
+            id="sessions",
+            priority=True,
+            tooltip="Sessions: recall, browse and search",
+        ),
+        Binding("f12", "show_keys", "keys", id="show_keys", tooltip="Show every key and its id"),
+    ]
+
+    def __init__(
+        self,
+        home: Home,
+        config: Config,
+        *,
+        agent: AgentPort | None = None,
+        agent_factory: AgentFactory | None = None,
+        skill_source: SkillSource | None = None,
+        session_source: SessionSource | None = None,
+        workdir: Path | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__()
+        self.home = home
+        self.config = config
+        self.agent: AgentPort | None = agent
+        self.agent_factory = agent_factory
+        self.agent_problem = "" if agent is not None else self._initial_agent_problem()
+        self.skill_source = skill_source
+        self.session_source = session_source
+        self.skill_entries: list[SkillEntry] = []
+        self.session_entries: list[SessionEntry] = []
+        self.workdir = workdir if workdir is not None else Path.cwd()
+        self.clock = clock
+        self.tui = config.tui
+        self.turn_running = False
+        self.last_sent = ""
+        self.last_copy: CopyResult | None = None
+        self.startup_warnings: list[str] = list(config.warnings)
+        self._last_interrupt = -1e9
+        self._main: Any = None
+        self._setup_themes()
+
+    # Start-up.
+
+    def _initial_agent_problem(self) -> str:
+        if not self.config.model_name:
+            return "no model is configured"
+        if self.agent_factory is None:
+            return "no agent was given to this window"
+        return ""
+
+    def _setup_themes(self) -> None:
+        from themes.user import load_user_themes
+
+        for theme in BUILTIN_THEMES:
+            self.register_theme(theme)
+        loaded = load_user_themes(self.home.themes, self.home.root)
+        for theme in loaded.themes:
+            self.register_theme(theme)
+        self.startup_warnings.extend(loaded.warnings)
+        wanted = str(self.config.display.theme or DEFAULT_THEME)
+        if wanted not in self.available_themes:
+            self.startup_warnings.append(
+                f"display.theme {wanted!r} is not a known theme; using {DEFAULT_THEME}. "
+                "/theme lists the themes."
+            )
+            wanted = DEFAULT_THEME
+        self.theme = wanted
+
+    def get_default_screen(self) -> Screen[Any]:
+        from tui.screens.main import MainScreen, MainScreenSettings
+
+        tui = self.tui
+        levels = GaugeLevels(tui.gauge_warn, tui.gauge_high, tui.gauge_critical)
+        window = int(self.config.model.context_length or tui.default_context_window)
+        has_model = bool(self.config.model_name)
+        placeholder = (
+            "Message the agent · enter sends · shift+enter or ctrl+j: new line · / for commands"
+            if has_model
+            else f"No model configured: add `model:` to {self.config_path_label} (see above) · /help for keys"
+        )
+        settings = MainScreenSettings(
+            title=f"hws ─ {display_path(self.workdir)}",
+            fold_below_columns=tui.fold_below_columns,
+            side_width_percent=tui.side_width_percent,
+            prune_keep_lines=tui.prune_keep_lines,
+            prune_excess_lines=tui.prune_excess_lines,
+            tool_preview_chars=tui.tool_preview_chars,
+            live_segment_chars=tui.live_segment_chars,
+            show_reasoning=bool(self.config.display.show_reasoning),
+            prompt_placeholder=placeholder,
+            commands=SLASH_COMMANDS,
+            prompt_max_lines=tui.prompt_max_lines,
+            history_size=tui.history_size,
+            context_window=window,
+            levels=levels,
+            status=StatusState(
+                model=self.config.model_name,
+                context_window=window,
+                show_cost=bool(self.config.display.show_cost),
+            ),
+        )
+        self._main = MainScreen(settings, clock=self.clock)
+        return self._main
+
+    @property
+    def main_screen(self) -> Any:
+        """The main screen (typed loosely so that importing the app does not import the screen)."""
+        return self._main
+
+    @property
+    def config_path_label(self) -> str:
+        return display_path(self.home.config_file)
+
+    def on_mount(self) -> None:
+        self._apply_keymap()
+        main = self.main_screen
+        for warning in self.startup_warnings:
+            self.notify(warning, severity="warning", timeout=12)
+        if not self.config.model_name:
+            main.post_message(messages.Notice(no_model_text(self.config_path_label), "warning", "!"))
+        if self.agent is None and self.agent_factory is not None and self.config.model_name:
+            self.call_after_refresh(self._build_agent)
+        if self.skill_source is not None or self.session_source is not None:
+            self.call_after_refresh(self._load_catalogs)
+
+    def binding_classes(self) -> dict[str, type[DOMNode]]:
+        """Every class whose bindings the keymap and the keys screen know (imports the screens)."""
+        from textual.widgets import Markdown  # noqa: F401  (the transcript imports it anyway)
+
+        from tui.screens.keys import KeysScreen
+        from tui.screens.main import MainScreen
+        from tui.screens.sessions import SessionsScreen
+        from widgets.pane import Pane
+        from widgets.prompt import PromptInput
+        from widgets.transcript_blocks import ApprovalBlock
+
+        return {
+            "app": type(self),
+            "main screen": MainScreen,
+            "any pane": Pane,
+            "transcript": Transcript,
+            "input": PromptInput,
+            "approval": ApprovalBlock,
+            "sessions": SessionsScreen,
+            "keys screen": KeysScreen,
+        }
+
+    def _apply_keymap(self) -> None:
+        keys = dict(self.config.keys)
+        if not keys:
+            return
+        from tui.keys import known_binding_ids, validate_keymap
+
+        where = str(self.config.path or "config.yaml")
+        keymap, warnings = validate_keymap(keys, known_binding_ids(self.binding_classes().values()), where)
+        self.set_keymap(keymap)
+        for warning in warnings:
+            self.startup_warnings.append(warning)
+            self.notify(warning, severity="warning", timeout=12)
+
+    @work(
+        thread=True, exclusive=True, group="agent-setup", exit_on_error=False, description="build the agent"
+    )
+    def _build_agent(self) -> None:
+        assert self.agent_factory is not None
+        try:
+            agent = self.agent_factory(self.home, self.config)
+        except AgentUnavailableError as exc:
+            self.post_message(messages.AgentUnavailable(str(exc)))
+            return
+        self.post_message(messages.AgentReady(agent))
+
+    @on(messages.AgentReady)
+    def _agent_ready(self, message: messages.AgentReady) -> None:
+        self.agent = message.agent  # type: ignore[assignment]
+        self.agent_problem = ""
+
+    @on(messages.AgentUnavailable)
+    def _agent_unavailable(self, message: messages.AgentUnavailable) -> None:
+        self.agent_problem = message.reason
+        self.main_screen.post_message(
+            messages.Notice(f"The agent cannot run: {message.reason}.", "warning", "!")
+        )
+
+    @work(thread=True, group="catalogs", exit_on_error=False, description="load skill and session catalogs")
+    def _load_catalogs(self) -> None:
+        if self.skill_source is not None:
+            self.post_message(messages.SkillCatalogLoaded(list(self.skill_source())))
+        if self.session_source is not None:
+            self.post_message(messages.SessionCatalogLoaded(list(self.session_source())))
+
+    @on(messages.SkillCatalogLoaded)
+    def _skills_loaded(self, message: messages.SkillCatalogLoaded) -> None:
+        self.skill_entries = [e for e in message.entries if isinstance(e, SkillEntry)]
+        self.main_screen.set_skill_commands(skill_commands(self.skill_entries))
+
+    @on(messages.SessionCatalogLoaded)
+    def _sessions_loaded(self, message: messages.SessionCatalogLoaded) -> None:
+        self.session_entries = [e for e in message.entries if isinstance(e, SessionEntry)]
+
+    # The conversation.
+
+    @on(PromptBox.Submitted)
+    async def _submitted(self, event: PromptBox.Submitted) -> None:
+        text = event.text
+        slash = parse_slash(text)
+        if slash is not None:
+            name, argument = slash
+            if name in {c.name for c in SLASH_COMMANDS}:
+                await self.run_slash_command(name, argument)
+                return
+            if name not in {e.name for e in self.skill_entries}:
+                self.main_screen.post_message(
+                    messages.Notice(
+                        f"/{name} is not a command or a skill; /help lists the commands.", "warning"
+                    )
+                )
+                return
+        self.send_to_agent(text)
+
+    def send_to_agent(self, text: str) -> None:
+        """Start a turn with `text`, or explain why none can start."""
+        main = self.main_screen
+        if self.turn_running:
+            main.prompt.set_text(text)
+            self.notify(
+                "The agent is still working: ctrl+c interrupts it, then send again.", severity="warning"
+            )
+            return
+        self.last_sent = text
+        main.post_message(messages.TurnSubmitted(text))
+        if self.agent is None:
+            reason = self.agent_problem or "the agent is still starting"
+            if reason == "no model is configured":
+                sentence = (
+                    f"Not sent: no model is configured. Add one to {self.config_path_label} and restart."
+                )
+            else:
+                sentence = f"Not sent: {reason}."
+            main.post_message(messages.Notice(sentence, "warning", "!"))
+            main.post_message(messages.TurnAborted("no agent"))
+            return
+        self.turn_running = True
+        self._run_turn(text)
+
+    @work(exclusive=True, group="turn", exit_on_error=False, description="agent turn")
+    async def _run_turn(self, text: str) -> None:
+        post = self.main_screen.post_message
+        assert self.agent is not None
+        finished = False
+
+        def forward(message: Message) -> object:
+            nonlocal finished
+            if isinstance(message, messages.TurnFinished):
+                finished = True
+            return post(message)
+
+        try:
+            await drive_turn(self.agent, text, forward)
+        except asyncio.CancelledError:
+            post(messages.TurnAborted("interrupted"))
+            raise
+        except Exception as exc:  # the engine failed: the turn ends with a sentence, the app stays up
+            post(messages.TurnAborted("error", f"The turn failed: {exc.__class__.__name__}: {exc}"))
+        else:
+            if not finished:
+                post(messages.TurnAborted("ended"))
+        finally:
+            self.turn_running = False
+
+    def action_interrupt(self) -> None:
+        """ctrl+c: interrupt the turn; pressed twice in a row, clear the input."""
+        now = self.clock()
+        repeat = float(self.tui.interrupt_repeat_seconds)
+        main = self.main_screen
+        if now - self._last_interrupt <= repeat:
+            self._last_interrupt = -1e9
+            main.prompt.clear()
+            return
+        self._last_interrupt = now
+        if self.turn_running:
+            self.post_message(messages.InterruptRequested())
+        elif main.prompt.text:
+            self.notify("Press ctrl+c again to clear the input.", timeout=repeat)
+
+    @on(messages.InterruptRequested)
+    async def _interrupt_requested(self) -> None:
+        if not self.turn_running or self.agent is None:
+            return
+        self.notify("Interrupting…", timeout=2)
+        self.main_screen.transcript.deny_pending_approvals()  # a question left open would block the stop
+        asked = await interrupt(self.agent)
+        if not asked:
+            self.workers.cancel_group(self, "turn")
+        else:
+            self.set_timer(float(self.tui.interrupt_grace_seconds), self._cancel_stuck_turn)
+
+    def _cancel_stuck_turn(self) -> None:
+        if self.turn_running:
+            self.workers.cancel_group(self, "turn")
+
+    # Slash commands.
+
+    async def run_slash_command(self, name: str, argument: str) -> None:
+        main = self.main_screen
+        if name == "help":
+            self.action_show_keys()
+        elif name == "copy":
+            self.copy_to_clipboards(main.transcript.last_reply, "the last reply")
+        elif name in ("memory", "skills"):
+            main.action_show_pane(name)
+        elif name == "sessions":
+            self.action_sessions()
+        elif name == "theme":
+            self.switch_theme(argument)
+        elif name == "model":
+            model = self.config.model_name
+            text = (
+                f"Model: {model} at {self.config.model.base_url or 'the provider default'}; change "
+                f"model.default in {self.config_path_label} and restart."
+                if model
+                else no_model_text(self.config_path_label)
+            )
+            main.post_message(messages.Notice(text, "info", "i"))
+        elif name == "retry":
+            if self.last_sent:
+                self.send_to_agent(self.last_sent)
+            else:
+                main.post_message(messages.Notice("Nothing to retry yet.", "warning"))
+        else:  # new, compress, undo: the agent does these
+            self._agent_command(name, argument)
+
+    def _agent_command(self, name: str, argument: str) -> None:
+        if self.turn_running:
+            self.notify(f"/{name} waits for the running turn: ctrl+c interrupts it.", severity="warning")
+            return
+        method = {"new": "new_session", "compress": "compress", "undo": "undo"}[name]
+        call = getattr(self.agent, method, None) if self.agent is not None else None
+        if call is None:
+            why = self.agent_problem or f"this agent has no {method}()"
+            self.main_screen.post_message(messages.Notice(f"/{name} needs the agent: {why}.", "warning"))
+            return
+        self._run_agent_command(call, argument)
+
+    @work(exclusive=True, group="turn", exit_on_error=False, description="agent command")
+    async def _run_agent_command(self, call: Callable[..., Any], argument: str) -> None:
+        result = call(argument) if argument else call()
+        if hasattr(result, "__aiter__"):
+            async for event in result:
+                self.main_screen.post_message(messages.to_message(event))
+        elif asyncio.iscoroutine(result):
+            await result
+
+    def switch_theme(self, name: str) -> None:
+        if not name:
+            self.action_change_theme()
+            return
+        if name not in self.available_themes:
+            names = ", ".join(sorted(self.available_themes))
+            self.main_screen.post_message(messages.Notice(f"No theme {name!r}. Themes: {names}.", "warning"))
+            return
+        self.theme = name
+        self.notify(f"Theme {name} for this run; set display.theme: {name} in config.yaml to keep it.")
+
+    # Screens (imported on first use).
+
+    def action_sessions(self) -> None:
+        from tui.screens.sessions import SessionsScreen
+
+        if isinstance(self.screen, SessionsScreen):
+            self.pop_screen()
+            return
+        self.push_screen(SessionsScreen(self.session_entries), self._session_chosen)
+
+    def _session_chosen(self, session_id: str | None) -> None:
+        if session_id:
+            self.open_session(session_id)
+
+    def action_show_keys(self) -> None:
+        from tui.screens.keys import KeysScreen
+
+        if isinstance(self.screen, KeysScreen):
+            self.pop_screen()
+            return
+        from tui.keys import binding_rows
+
+        rows = binding_rows(self.binding_classes(), self._keymap)
+        commands = [(c.name, c.help) for c in SLASH_COMMANDS]
+        self.push_screen(KeysScreen(rows, commands))
+
+    def invoke_skill(self, name: str) -> None:
+        """Put `/name ` in the input, ready for the user's words."""
+        prompt = self.main_screen.prompt
+        prompt.set_text(f"/{name} ")
+        prompt.input.focus()
+
+    def open_session(self, session_id: str) -> None:
+        self.main_screen.post_message(
+            messages.Notice(
+                f"Opening session {session_id} needs the session store, which is not built yet.", "warning"
+            )
+        )
+
+    # Copying.
+
+    @on(Transcript.CopyRequested)
+    def _copy_requested(self, event: Transcript.CopyRequested) -> None:
+        self.copy_to_clipboards(event.text, event.what)
+
+    def copy_to_clipboards(self, text: str, what: str) -> None:
+        if not text:
+            self.notify(f"Nothing to copy: there is no {what.removeprefix('the ')} yet.", severity="warning")
+            return
+        self._copy_in_thread(text, what)
+
+    @work(thread=True, group="clipboard", exit_on_error=False, description="copy to the clipboard")
+    def _copy_in_thread(self, text: str, what: str) -> None:
+        from tui.clipboard import copy_text
+
+        result = copy_text(text, osc52=lambda t: self.call_from_thread(self.copy_to_clipboard, t))
+        self.post_message(CopyDone(result, what, len(text)))
+
+    @on(CopyDone)
+    def _copied(self, event: CopyDone) -> None:
+        self.last_copy = event.result
+        severity = "information" if event.result.method != "osc52" else "warning"
+        self.notify(event.result.sentence(event.what, event.chars), severity=severity, timeout=6)
+
+    # The palette.
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield from self.workstation_commands()
+
+    def workstation_commands(self) -> Iterable[SystemCommand]:
+        """Every workstation action, for the palette (slash commands included)."""
+        main = self.main_screen
+        entries: list[tuple[str, str, Callable[[], Any]]] = [
+            ("Focus the transcript", "f1", lambda: main.action_show_pane("transcript")),
+            ("Focus the memory pane", "f2", lambda: main.action_show_pane("memory")),
+            ("Focus the budget pane", "f3", lambda: main.action_show_pane("budget")),
+            ("Focus the skills pane", "f4", lambda: main.action_show_pane("skills")),
+            ("Focus the compression pane", "f5", lambda: main.action_show_pane("compression")),
+            ("Focus the input", "esc", main.action_focus_input),
+            ("Toggle the side panes", "ctrl+b", main.action_toggle_side),
+            ("Sessions", "ctrl+r · browse and search past sessions", self.action_sessions),
+            ("Show the keys", "f12 · every binding and its id", self.action_show_keys),
+            ("Interrupt the turn", "ctrl+c", self.action_interrupt),
+            (
+                "Copy the last reply",
+                "y in the transcript, or /copy",
+                lambda: self.copy_to_clipboards(main.transcript.last_reply, "the last reply"),
+            ),
+        ]
+        for command in SLASH_COMMANDS:
+            if command.name in ("copy", "help", "sessions"):
+                continue
+            entries.append((f"/{command.name}", command.help, _slash_runner(self, command.name)))
+        for title, help_text, callback in entries:
+            yield SystemCommand(title, help_text, callback)
+
+
+def _slash_runner(app: HwsApp, name: str) -> Callable[[], Any]:
+    async def run() -> None:
+        await app.run_slash_command(name, "")
+
+    return run

@@ -1,0 +1,181 @@
+"""Textual Messages: one per engine event, plus the workstation's own requests.
+
+The engine emits plain dataclasses (`engine/events.py`); the turn worker wraps each in the Message
+of the same name (`to_message`) and posts it to the main screen, whose `@on` handlers are the only
+code that changes the panes. The flow of one turn reads like a sentence:
+`TurnSubmitted → TurnStarted → TextDelta… → ToolCalled → ToolFinished → TurnFinished`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from engine import events
+
+E = TypeVar("E", bound="events.Event")
+
+
+class EngineMessage(Message, Generic[E], bubble=False):
+    """An engine event delivered into the UI; `event` is the engine's own dataclass.
+
+    Posted straight to the main screen, so it does not bubble on to the app.
+    """
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        kwargs.setdefault("bubble", False)
+        super().__init_subclass__(**kwargs)  # type: ignore[arg-type]
+
+    def __init__(self, event: E) -> None:
+        super().__init__()
+        self.event = event
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.event!r})"
+
+
+class TurnStarted(EngineMessage["events.TurnStarted"]): ...
+
+
+class TextDelta(EngineMessage["events.TextDelta"]): ...
+
+
+class ReasoningDelta(EngineMessage["events.ReasoningDelta"]): ...
+
+
+class ToolCalled(EngineMessage["events.ToolCalled"]): ...
+
+
+class ToolFinished(EngineMessage["events.ToolFinished"]): ...
+
+
+class ApprovalNeeded(EngineMessage["events.ApprovalNeeded"]):
+    """The engine waits for the user; the answer goes back through `future` (Toad's pattern)."""
+
+    def __init__(self, event: events.ApprovalNeeded, future: asyncio.Future[str] | None = None) -> None:
+        super().__init__(event)
+        self.future: asyncio.Future[str] = (
+            future if future is not None else asyncio.get_running_loop().create_future()
+        )
+
+
+class MemoryWritten(EngineMessage["events.MemoryWritten"]): ...
+
+
+class SkillChanged(EngineMessage["events.SkillChanged"]): ...
+
+
+class SkillLoaded(EngineMessage["events.SkillLoaded"]): ...
+
+
+class NudgeFired(EngineMessage["events.NudgeFired"]): ...
+
+
+class Usage(EngineMessage["events.Usage"]): ...
+
+
+class Status(EngineMessage["events.Status"]): ...
+
+
+class ErrorEvent(EngineMessage["events.ErrorEvent"]): ...
+
+
+class TurnFinished(EngineMessage["events.TurnFinished"]): ...
+
+
+class CompressionStarted(EngineMessage["events.CompressionStarted"]): ...
+
+
+class CompressionPhase(EngineMessage["events.CompressionPhase"]): ...
+
+
+class CompressionFinished(EngineMessage["events.CompressionFinished"]): ...
+
+
+class SessionChanged(EngineMessage["events.SessionChanged"]): ...
+
+
+MESSAGE_FOR_EVENT: dict[str, type[EngineMessage]] = {  # type: ignore[type-arg]
+    klass.__name__: klass for klass in EngineMessage.__subclasses__()
+}
+"""Engine event class name → Message class (by name, so `engine.events` loads after the first frame)."""
+
+
+def to_message(event: events.Event) -> EngineMessage:  # type: ignore[type-arg]
+    """The Message for an engine event; an event type added later still arrives, as the base class."""
+    for klass in type(event).__mro__:
+        if klass.__module__ != "engine.events":
+            continue
+        message_class = MESSAGE_FOR_EVENT.get(klass.__name__)
+        if message_class is not None:
+            return message_class(event)
+    return EngineMessage(event)
+
+
+# The workstation's own messages.
+
+
+class TurnSubmitted(Message, bubble=False):
+    """The user sent `text` to the agent (or tried to, when no model is configured)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class TurnAborted(Message, bubble=False):
+    """The turn ended without the engine's `TurnFinished`: cancelled, or the engine raised."""
+
+    def __init__(self, reason: str, error: str = "") -> None:
+        super().__init__()
+        self.reason = reason
+        self.error = error
+
+
+class InterruptRequested(Message):
+    """ctrl+c during a turn: the turn worker stops the agent and keeps what was said."""
+
+
+class SkillCatalogLoaded(Message):
+    """The skills the `/name` completion and the palette offer, from the skills provider."""
+
+    def __init__(self, entries: list[object]) -> None:
+        super().__init__()
+        self.entries = entries
+
+
+class SessionCatalogLoaded(Message):
+    """The past sessions the palette and the sessions screen offer, from the session store."""
+
+    def __init__(self, entries: list[object]) -> None:
+        super().__init__()
+        self.entries = entries
+
+
+class Notice(Message, bubble=False):
+    """A line the workstation itself adds to the transcript (not from the engine)."""
+
+    def __init__(self, text: str, level: str = "info", icon: str = "·") -> None:
+        super().__init__()
+        self.text = text
+        self.level = level
+        self.icon = icon
+
+
+class AgentReady(Message):
+    """The agent was built (off the UI thread, after the first frame) and can take turns."""
+
+    def __init__(self, agent: object) -> None:
+        super().__init__()
+        self.agent = agent
+
+
+class AgentUnavailable(Message):
+    """No agent can run; `reason` says why and what to do."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason

@@ -1,0 +1,388 @@
+"""The main screen: transcript and input on the left, the live panes on the right.
+
+Engine events arrive here as Messages (posted by the app's turn worker); the `@on` handlers below
+are the only code that changes the panes. Below `tui.fold_below_columns` the side panes fold into a
+tab line above the transcript: F2…F5 show one of them in the transcript's place, F1 brings the
+conversation back.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Static
+
+from tui import messages
+from widgets.budget_pane import BudgetPane
+from widgets.compression_pane import CompressionPane
+from widgets.gauge import GaugeLevels
+from widgets.memory_pane import MemoryPane
+from widgets.pane import Pane
+from widgets.prompt import PromptBox, SlashCommand
+from widgets.skills_pane import SkillsPane
+from widgets.status_bar import StatusBar, StatusState
+from widgets.transcript import Transcript, TranscriptPane
+
+PANE_IDS = ("transcript", "memory", "budget", "skills", "compression")
+
+
+@dataclass(frozen=True)
+class MainScreenSettings:
+    """What the main screen is built from (all from config, so tests can fix every value)."""
+
+    title: str = "hws"
+    fold_below_columns: int = 110
+    side_width_percent: int = 40
+    prune_keep_lines: int = 1500
+    prune_excess_lines: int = 1000
+    tool_preview_chars: int = 72
+    live_segment_chars: int = 2000
+    show_reasoning: bool = True
+    prompt_placeholder: str = ""
+    commands: tuple[SlashCommand, ...] = ()
+    prompt_max_lines: int = 8
+    history_size: int = 500
+    context_window: int = 128_000
+    levels: GaugeLevels = field(default_factory=GaugeLevels)
+    status: StatusState = field(default_factory=StatusState)
+
+
+class PaneTabs(Static):
+    """The folded side panes as one line of tabs (narrow terminals only)."""
+
+    def show(self, panes: list[Pane], current: str) -> None:
+        parts: list[Content | str] = []
+        for pane in panes:
+            name = pane.id or ""
+            label = Content.assemble(
+                (f" {pane.pane_key} ", "bold"),
+                pane.pane_title.split(" ─")[0],
+                (f" {pane.brief}" if pane.brief else "", "dim"),
+                " ",
+            )
+            style = "reverse" if name == current else ""
+            parts.append(label.stylize(style).stylize(f"@click=screen.show_pane('{name}')"))
+            parts.append(Content.styled("│", "dim"))
+        self.update(Content.assemble(*parts[:-1]) if parts else "")
+
+
+class MainScreen(Screen[None]):
+    """The workstation's home: every pane of the running session."""
+
+    CSS_PATH = "main.tcss"
+    AUTO_FOCUS = "#prompt-input"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "f1",
+            "show_pane('transcript')",
+            "transcript",
+            id="focus_transcript",
+            tooltip="Focus the transcript (folded: bring it back)",
+        ),
+        Binding(
+            "f2",
+            "show_pane('memory')",
+            "memory",
+            id="focus_memory",
+            tooltip="Focus the memory pane (folded: show it)",
+        ),
+        Binding(
+            "f3",
+            "show_pane('budget')",
+            "budget",
+            id="focus_budget",
+            tooltip="Focus the budget pane (folded: show it)",
+        ),
+        Binding(
+            "f4",
+            "show_pane('skills')",
+            "skills",
+            id="focus_skills",
+            tooltip="Focus the skills pane (folded: show it)",
+        ),
+        Binding(
+            "f5",
+            "show_pane('compression')",
+            "compression",
+            id="focus_compression",
+            tooltip="Focus the compression pane (folded: show it)",
+        ),
+        Binding(
+            "ctrl+b", "toggle_side", "side panes", id="toggle_side", tooltip="Show or hide the side panes"
+        ),
+        Binding("escape", "focus_input", "input", id="focus_input", tooltip="Back to the input", show=False),
+    ]
+
+    shown: reactive[str] = reactive("transcript")
+    """In the folded (narrow) layout, the pane that has the transcript's place."""
+
+    def __init__(self, settings: MainScreenSettings, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.settings = settings
+        self.clock = clock
+        self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.fold_below_columns, "-wide")]
+
+    def compose(self) -> ComposeResult:
+        s = self.settings
+        yield PaneTabs(id="pane-tabs")
+        with Horizontal(id="body"):
+            transcript = Transcript(
+                prune_keep_lines=s.prune_keep_lines,
+                prune_excess_lines=s.prune_excess_lines,
+                tool_preview_chars=s.tool_preview_chars,
+                live_segment_chars=s.live_segment_chars,
+                show_reasoning=s.show_reasoning,
+                id="transcript",
+            )
+            yield TranscriptPane(transcript, title=s.title, id="transcript-pane")
+            with Vertical(id="side"):
+                # Born with the class `watch_shown` would give them, so mounting restyles nothing.
+                for pane in (
+                    MemoryPane(id="memory"),
+                    BudgetPane(s.context_window, s.levels, id="budget"),
+                    SkillsPane(id="skills"),
+                    CompressionPane(id="compression"),
+                ):
+                    pane.add_class("-not-shown")
+                    yield pane
+        yield PromptBox(
+            s.commands,
+            placeholder=s.prompt_placeholder,
+            history_size=s.history_size,
+            max_lines=s.prompt_max_lines,
+            id="prompt",
+        )
+        yield StatusBar(s.status, levels=s.levels, clock=self.clock, id="status")
+
+    def on_mount(self) -> None:
+        self._fit_side()
+        self.watch_shown(self.shown)
+
+    def on_resize(self) -> None:
+        self._fit_side()
+
+    def _fit_side(self) -> None:
+        """The side column's share of a wide terminal; folded, the shown pane takes the width."""
+        folded = self.size.width < self.settings.fold_below_columns
+        self.query_one("#side").styles.width = "1fr" if folded else f"{self.settings.side_width_percent}%"
+
+    # Panes.
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one("#transcript", Transcript)
+
+    @property
+    def prompt(self) -> PromptBox:
+        return self.query_one("#prompt", PromptBox)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one("#status", StatusBar)
+
+    @property
+    def memory(self) -> MemoryPane:
+        return self.query_one("#memory", MemoryPane)
+
+    @property
+    def budget(self) -> BudgetPane:
+        return self.query_one("#budget", BudgetPane)
+
+    @property
+    def skills(self) -> SkillsPane:
+        return self.query_one("#skills", SkillsPane)
+
+    @property
+    def compression(self) -> CompressionPane:
+        return self.query_one("#compression", CompressionPane)
+
+    def pane(self, name: str) -> Pane:
+        if name == "transcript":
+            return self.query_one("#transcript-pane", Pane)
+        return self.query_one(f"#{name}", Pane)
+
+    def panes(self) -> list[Pane]:
+        return [self.pane(name) for name in PANE_IDS]
+
+    @property
+    def folded(self) -> bool:
+        return self.has_class("-narrow")
+
+    def watch_shown(self, shown: str) -> None:
+        self.set_class(shown != "transcript", "-showing-side")
+        for name in PANE_IDS[1:]:
+            self.pane(name).set_class(name != shown, "-not-shown")
+        self._refresh_tabs()
+
+    def action_show_pane(self, name: str) -> None:
+        """Focus a pane; in the folded layout, show it in the transcript's place first."""
+        if name not in PANE_IDS:
+            return
+        pane = self.pane(name)
+        self.shown = name
+        if name != "transcript":
+            self.remove_class("-hide-side")
+        if self.maximized is not None and self.maximized is not pane:
+            self.minimize()
+        target = pane.focus_target()
+        if target.focusable:
+            target.focus()  # at once, so a key typed right after already reaches the pane
+        else:  # folded away until the class change is laid out
+            self.call_after_refresh(lambda: pane.focus_target().focus())
+
+    def action_toggle_side(self) -> None:
+        if self.folded:
+            self.action_show_pane("transcript" if self.shown != "transcript" else "memory")
+            return
+        self.toggle_class("-hide-side")
+        if self.has_class("-hide-side") and self.query_one("#side").has_focus_within:
+            self.prompt.input.focus()
+
+    def action_focus_input(self) -> None:
+        if self.folded and self.shown != "transcript":
+            self.shown = "transcript"
+        self.prompt.input.focus()
+
+    @on(Pane.FocusRequested)
+    def _pane_clicked(self, event: Pane.FocusRequested) -> None:
+        self.action_show_pane(event.pane.id.removesuffix("-pane") if event.pane.id else "transcript")
+
+    def _refresh_tabs(self) -> None:
+        self.query_one(PaneTabs).show(self.panes(), self.shown)
+
+    @on(Pane.SummaryChanged)
+    def _summary_changed(self) -> None:
+        if self.folded:
+            self._refresh_tabs()
+
+    # Data the app hands over.
+
+    def set_skill_commands(self, commands: list[SlashCommand]) -> None:
+        self.prompt.set_skill_commands(commands)
+
+    # Engine events: the only code that changes the panes.
+
+    @on(messages.TurnSubmitted)
+    async def _turn_submitted(self, message: messages.TurnSubmitted) -> None:
+        await self.transcript.add_user_message(message.text)
+        self.status.update_state(working=True, note="")
+
+    @on(messages.Notice)
+    async def _notice(self, message: messages.Notice) -> None:
+        await self.transcript.add_notice(message.text, message.level, message.icon)
+
+    @on(messages.TurnStarted)
+    def _turn_started(self, message: messages.TurnStarted) -> None:
+        self.status.update_state(working=True)
+
+    @on(messages.TextDelta)
+    async def _text(self, message: messages.TextDelta) -> None:
+        await self.transcript.append_reply(message.event.text)
+
+    @on(messages.ReasoningDelta)
+    async def _reasoning(self, message: messages.ReasoningDelta) -> None:
+        await self.transcript.append_reasoning(message.event.text)
+
+    @on(messages.ToolCalled)
+    async def _tool_called(self, message: messages.ToolCalled) -> None:
+        await self.transcript.tool_called(message.event)
+
+    @on(messages.ToolFinished)
+    async def _tool_finished(self, message: messages.ToolFinished) -> None:
+        await self.transcript.tool_finished(message.event)
+
+    @on(messages.ApprovalNeeded)
+    async def _approval(self, message: messages.ApprovalNeeded) -> None:
+        if self.folded:
+            self.shown = "transcript"
+        await self.transcript.ask_approval(message.event, message.future)
+
+    @on(messages.MemoryWritten)
+    async def _memory_written(self, message: messages.MemoryWritten) -> None:
+        event = message.event
+        self.memory.memory_written(event)
+        await self.transcript.add_notice(f"memory {event.action} ({event.target}): {event.message}", icon="✎")
+
+    @on(messages.SkillChanged)
+    async def _skill_changed(self, message: messages.SkillChanged) -> None:
+        event = message.event
+        self.skills.skill_changed(event)
+        await self.transcript.add_notice(f"skill {event.name} {event.action}: {event.message}", icon="✚")
+
+    @on(messages.SkillLoaded)
+    def _skill_loaded(self, message: messages.SkillLoaded) -> None:
+        self.skills.skill_loaded(message.event)
+
+    @on(messages.NudgeFired)
+    async def _nudge(self, message: messages.NudgeFired) -> None:
+        await self.transcript.add_notice(f"nudge ({message.event.nudge}): {message.event.reason}", icon="›")
+
+    @on(messages.Usage)
+    def _usage(self, message: messages.Usage) -> None:
+        event = message.event
+        self.budget.usage(event)
+        state = self.status.state
+        self.status.update_state(
+            context_used=event.prompt_tokens + event.completion_tokens,
+            cost_usd=state.cost_usd + event.cost_usd,
+        )
+
+    @on(messages.Status)
+    def _status(self, message: messages.Status) -> None:
+        self.status.update_state(note=message.event.text, note_level=message.event.level)
+
+    @on(messages.ErrorEvent)
+    async def _error(self, message: messages.ErrorEvent) -> None:
+        event = message.event
+        await self.transcript.add_notice(event.message, "error", "✗")
+        self.status.update_state(
+            note="error" + (" (retrying)" if event.retryable else ""), note_level="error"
+        )
+
+    @on(messages.TurnFinished)
+    async def _turn_finished(self, message: messages.TurnFinished) -> None:
+        await self.transcript.finish_turn(message.event)
+        self.status.update_state(working=False)
+
+    @on(messages.TurnAborted)
+    async def _turn_aborted(self, message: messages.TurnAborted) -> None:
+        await self.transcript.finish_turn(None, interrupted=message.reason == "interrupted")
+        if message.error:
+            await self.transcript.add_notice(message.error, "error", "✗")
+        self.status.update_state(working=False)
+
+    @on(messages.CompressionStarted)
+    def _compression_started(self, message: messages.CompressionStarted) -> None:
+        self.compression.compression_started(message.event)
+        self.status.update_state(note="compressing…", note_level="info")
+
+    @on(messages.CompressionPhase)
+    def _compression_phase(self, message: messages.CompressionPhase) -> None:
+        self.compression.compression_phase(message.event)
+
+    @on(messages.CompressionFinished)
+    async def _compression_finished(self, message: messages.CompressionFinished) -> None:
+        event = message.event
+        self.compression.compression_finished(event)
+        self.status.update_state(compressions=self.status.state.compressions + 1, note="")
+        await self.transcript.add_notice(
+            f"compressed {event.tokens_before:,} → {event.tokens_after:,} tokens; "
+            f"session {event.old_session_id} → {event.new_session_id}",
+            icon="⇣",
+        )
+
+    @on(messages.SessionChanged)
+    async def _session_changed(self, message: messages.SessionChanged) -> None:
+        event = message.event
+        await self.transcript.add_notice(f"session {event.session_id} ({event.reason})", icon="↪")

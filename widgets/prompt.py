@@ -1,0 +1,343 @@
+"""The input: multi-line, enter sends, shift+enter / ctrl+j add a line, history, slash completion.
+
+The widget only holds text and data it is given (the slash commands, the skill names); what a sent
+line does is decided by the app, which receives `PromptBox.Submitted`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    """One completion: `/name`, a hint of its arguments, and what it does."""
+
+    name: str
+    help: str
+    args: str = ""
+    kind: str = "command"  # command | skill
+
+    @property
+    def text(self) -> str:
+        return f"/{self.name}"
+
+
+def matching_commands(commands: Iterable[SlashCommand], typed: str, limit: int = 50) -> list[SlashCommand]:
+    """Commands whose name starts with what was typed after `/`, then those that contain it."""
+    word = typed.removeprefix("/").lower()
+    starts = [c for c in commands if c.name.lower().startswith(word)]
+    inside = [c for c in commands if word and word in c.name.lower() and c not in starts]
+    return (starts + inside)[:limit]
+
+
+class PromptInput(TextArea):
+    """The multi-line editor of the prompt; its keys are bindings with ids, so they can be rebound."""
+
+    DEFAULT_CSS = """
+    PromptInput {
+        height: auto;
+        min-height: 1;
+        max-height: 10;
+        border: none;
+        padding: 0 1;
+        background: $surface;
+    }
+    PromptInput:focus {
+        border: none;
+        background: $boost;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "send", id="send", priority=True),
+        Binding("shift+enter,ctrl+j", "newline", "new line", id="newline", priority=True),
+        Binding("up", "history_previous", "previous input", id="history_previous", priority=True, show=False),
+        Binding("down", "history_next", "next input", id="history_next", priority=True, show=False),
+        Binding("tab", "complete", "complete", id="complete", priority=True, show=False),
+        Binding(
+            "escape",
+            "hide_completions",
+            "close completions",
+            id="close_completions",
+            priority=True,
+            show=False,
+        ),
+    ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        box = self.box
+        if box is None:
+            return True
+        if action in ("complete", "hide_completions"):
+            return box.completions_shown
+        if action == "history_previous":
+            return box.completions_shown or self.cursor_location[0] == 0
+        if action == "history_next":
+            return box.completions_shown or self.cursor_location[0] == self.document.line_count - 1
+        return True
+
+    @property
+    def box(self) -> PromptBox | None:
+        parent = self.parent
+        return parent if isinstance(parent, PromptBox) else None
+
+    def action_submit(self) -> None:
+        if self.box is not None:
+            self.box.submit()
+
+    def action_newline(self) -> None:
+        start, end = self.selection
+        self._replace_via_keyboard("\n", start, end)
+
+    def action_history_previous(self) -> None:
+        if self.box is not None:
+            self.box.step(-1)
+
+    def action_history_next(self) -> None:
+        if self.box is not None:
+            self.box.step(1)
+
+    def action_complete(self) -> None:
+        if self.box is not None:
+            self.box.accept_completion()
+
+    def action_hide_completions(self) -> None:
+        if self.box is not None:
+            self.box.hide_completions()
+
+
+class PromptBox(Vertical):
+    """The prompt with its completion list above it."""
+
+    DEFAULT_CSS = """
+    PromptBox {
+        height: auto;
+        width: 1fr;
+        border-top: solid $panel;
+    }
+    PromptBox > OptionList {
+        height: auto;
+        max-height: 8;
+        display: none;
+        border: none;
+        padding: 0;
+        background: $panel;
+    }
+    PromptBox.-completing > OptionList {
+        display: block;
+    }
+    """
+
+    class Submitted(Message):
+        """The user sent the text (enter)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(
+        self,
+        commands: Sequence[SlashCommand] = (),
+        *,
+        placeholder: str = "",
+        history_size: int = 500,
+        max_lines: int = 8,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.commands: list[SlashCommand] = list(commands)
+        self.skill_commands: list[SlashCommand] = []
+        self.placeholder = placeholder
+        self.history_size = history_size
+        self.max_lines = max_lines
+        self.history: list[str] = []
+        self._history_index: int | None = None
+        self._draft = ""
+        self._shown: list[SlashCommand] = []
+        self._accepted: str | None = None
+
+    def compose(self) -> ComposeResult:
+        editor = PromptInput(
+            "",
+            soft_wrap=True,
+            show_line_numbers=False,
+            highlight_cursor_line=False,
+            tab_behavior="focus",
+            placeholder=self.placeholder,
+            compact=True,
+            id="prompt-input",
+        )
+        editor.styles.max_height = self.max_lines
+        yield editor
+
+    @property
+    def input(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    @property
+    def completions(self) -> OptionList:
+        """The completion list, mounted the first time it is needed (not at start-up)."""
+        found = self.query("#completions")
+        if found:
+            return found.first(OptionList)
+        options = OptionList(id="completions")
+        self.mount(options, before=0)
+        return options
+
+    @property
+    def completions_shown(self) -> bool:
+        return self.has_class("-completing")
+
+    @property
+    def text(self) -> str:
+        return self.input.text
+
+    def set_text(self, text: str) -> None:
+        editor = self.input
+        editor.load_text(text)
+        last = editor.document.line_count - 1
+        editor.move_cursor((last, len(editor.document.get_line(last))))
+
+    def set_placeholder(self, text: str) -> None:
+        self.placeholder = text
+        self.input.placeholder = text
+
+    def set_skill_commands(self, skills: Iterable[SlashCommand]) -> None:
+        """The `/<skill-name>` entries, filled by the skills provider."""
+        self.skill_commands = sorted(skills, key=lambda c: c.name)
+        self._refresh_completions()
+
+    def clear(self) -> None:
+        self.set_text("")
+        self._history_index = None
+        self.hide_completions()
+
+    def submit(self) -> None:
+        if self.completions_shown and self._completion_differs():
+            self.accept_completion()
+            return
+        text = self.text
+        if not text.strip():
+            return
+        self.remember(text)
+        self.clear()
+        self.post_message(self.Submitted(text))
+
+    def remember(self, text: str) -> None:
+        if self.history_size <= 0:
+            return
+        if not self.history or self.history[-1] != text:
+            self.history.append(text)
+        del self.history[: -self.history_size]
+
+    def step(self, direction: int) -> None:
+        """Move the completion highlight, or through the history (up older, down newer)."""
+        if self.completions_shown:
+            options = self.completions
+            if direction < 0:
+                options.action_cursor_up()
+            else:
+                options.action_cursor_down()
+            return
+        if not self.history:
+            return
+        if self._history_index is None:
+            if direction > 0:
+                return
+            self._draft = self.text
+            index = len(self.history) - 1
+        else:
+            index = self._history_index + direction
+        if index >= len(self.history):
+            self._history_index = None
+            self._load_quietly(self._draft)
+            return
+        index = max(0, index)
+        self._history_index = index
+        self._load_quietly(self.history[index])
+
+    def _load_quietly(self, text: str) -> None:
+        self.set_text(text)
+        self.hide_completions()
+
+    @on(TextArea.Changed)
+    def _changed(self, event: TextArea.Changed) -> None:
+        index = self._history_index
+        if index is not None and 0 <= index < len(self.history) and self.text == self.history[index]:
+            return  # the change is the recall itself; keep the place in the history
+        self._history_index = None
+        self._refresh_completions()
+
+    def _all_commands(self) -> list[SlashCommand]:
+        return self.commands + self.skill_commands
+
+    def _refresh_completions(self) -> None:
+        text = self.text
+        if text == self._accepted:
+            return  # the text a completion just wrote: keep the list closed
+        self._accepted = None
+        if not text.startswith("/") or any(ch.isspace() for ch in text):
+            self.hide_completions()
+            return
+        shown = matching_commands(self._all_commands(), text)
+        if not shown:
+            self.hide_completions()
+            return
+        self._shown = shown
+        options = self.completions
+        options.clear_options()
+        options.add_options(Option(_completion_label(c)) for c in shown)
+        options.highlighted = 0
+        self.add_class("-completing")
+
+    def hide_completions(self) -> None:
+        self._shown = []
+        self.remove_class("-completing")
+
+    def _completion_differs(self) -> bool:
+        chosen = self._chosen()
+        return chosen is not None and chosen.text != self.text.strip()
+
+    def _chosen(self) -> SlashCommand | None:
+        index = self.completions.highlighted
+        if index is None or not 0 <= index < len(self._shown):
+            return None
+        return self._shown[index]
+
+    def accept_completion(self) -> None:
+        chosen = self._chosen()
+        if chosen is None:
+            return
+        text = chosen.text + (" " if chosen.args or chosen.kind == "skill" else "")
+        self._accepted = text
+        self.set_text(text)
+        self.hide_completions()
+        self.input.focus()
+
+    @on(OptionList.OptionSelected, "#completions")
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.completions.highlighted = event.option_index
+        self.accept_completion()
+
+
+def _completion_label(command: SlashCommand) -> Content:
+    return Content.assemble(
+        (command.text, "bold"),
+        (f" {command.args}" if command.args else "", "italic"),
+        ("  ", ""),
+        (command.help, "dim"),
+        ("  skill" if command.kind == "skill" else "", "$accent"),
+    )

@@ -1,0 +1,434 @@
+"""The conversation: an anchored scroll of cheap blocks, with only the live reply as streaming Markdown.
+
+The transcript takes engine events (the main screen's `@on` handlers call these methods); it never
+calls the engine. The reply being streamed is a Textual `Markdown` fed through `MarkdownStream`,
+which coalesces chunks it cannot render in time; when a reply segment ends (a tool call, or the end
+of the turn) it is laid out once in a thread and swapped for a line-API widget drawn from those
+strips (`FrozenReply`), so finished turns cost nothing to scroll. Old blocks leave the DOM once the
+transcript passes a line budget (the session keeps every message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.events import Click
+from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Static
+
+from widgets.pane import Pane
+from widgets.transcript_blocks import (
+    ApprovalBlock,
+    FrozenReply,
+    NoticeBlock,
+    PrunedMarker,
+    ReasoningBlock,
+    ToolBlock,
+    UserBlock,
+    reply_strips,
+)
+
+if TYPE_CHECKING:
+    from textual.widgets.markdown import MarkdownStream
+
+    from engine import events
+    from widgets.live_reply import LiveReply
+
+
+class Transcript(VerticalScroll):
+    """The scrolling conversation; follows new output unless the user has scrolled up."""
+
+    DEFAULT_CSS = """
+    Transcript {
+        height: 1fr;
+        width: 1fr;
+        background: $surface;
+        scrollbar-size-vertical: 1;
+    }
+    """
+    BLANK = True
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("alt+up,ctrl+up", "cursor_block(-1)", "previous block", id="block_previous"),
+        Binding("alt+down,ctrl+down", "cursor_block(1)", "next block", id="block_next"),
+        Binding("enter,space", "toggle_block", "expand", id="block_toggle"),
+        Binding(
+            "y", "copy_block", "copy", id="copy_block", tooltip="Copy the selected block or the last reply"
+        ),
+        Binding("end,G", "follow", "follow", id="follow_output", tooltip="Jump to the newest output"),
+    ]
+
+    class NewOutputBelow(Message):
+        """Whether output arrived below the part the user is reading (the marker shows it)."""
+
+        def __init__(self, transcript: Transcript, pending: bool) -> None:
+            super().__init__()
+            self.transcript = transcript
+            self.pending = pending
+
+    class Frozen(Message):
+        """A finished reply was laid out; the cheap widget replaces the live Markdown."""
+
+        def __init__(
+            self, live: LiveReply, source: str, strips: list[Strip], width: int, continued: bool
+        ) -> None:
+            super().__init__()
+            self.live = live
+            self.source = source
+            self.strips = strips
+            self.width = width
+            self.continued = continued
+
+    class CopyRequested(Message):
+        """`y` pressed: the app copies `text` and says which clipboard took it."""
+
+        def __init__(self, text: str, what: str) -> None:
+            super().__init__()
+            self.text = text
+            self.what = what
+
+    def __init__(
+        self,
+        *,
+        prune_keep_lines: int = 1500,
+        prune_excess_lines: int = 1000,
+        tool_preview_chars: int = 72,
+        live_segment_chars: int = 2000,
+        show_reasoning: bool = True,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.live_segment_chars = live_segment_chars
+        self._segment = ""
+        self.prune_keep_lines = prune_keep_lines
+        self.prune_excess_lines = prune_excess_lines
+        self.tool_preview_chars = tool_preview_chars
+        self.show_reasoning = show_reasoning
+        self._live: LiveReply | None = None
+        self._stream: MarkdownStream | None = None
+        self._reasoning: ReasoningBlock | None = None
+        self._tools: dict[str, ToolBlock] = {}
+        self._turn_text: list[str] = []
+        self.last_reply = ""
+        self.cursor: Widget | None = None
+        self.pending_below = False
+        self.pruned: PrunedMarker | None = None
+        self._prune_pending = False
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # What the screen's handlers call.
+
+    async def add_user_message(self, text: str) -> None:
+        await self._finish_segment()
+        self._turn_text = []
+        await self._add(UserBlock(text))
+
+    async def add_notice(self, text: str, level: str = "info", icon: str = "·") -> None:
+        await self._add(NoticeBlock(text, level, icon))
+
+    async def append_reasoning(self, text: str) -> None:
+        if not self.show_reasoning:
+            return
+        if self._reasoning is None:
+            self._reasoning = ReasoningBlock()
+            await self._add(self._reasoning)
+        self._reasoning.append(text)
+
+    async def append_reply(self, text: str) -> None:
+        """Stream a piece of the reply; the Markdown is appended to, never re-rendered whole.
+
+        A long reply is cut at a paragraph break into segments of about `live_segment_chars`:
+        the finished segment is frozen and a fresh live Markdown takes the rest, so the widget
+        tree being laid out on every frame stays small however long the reply grows.
+        """
+        if not text:
+            return
+        if self._reasoning is not None:
+            self._reasoning.finish()
+            self._reasoning = None
+        self._turn_text.append(text)
+        cut = self._segment_cut(text)
+        if cut is not None:
+            await self._write_live(text[:cut])
+            await self._finish_segment(continued=True)
+            text = text[cut:]
+        await self._write_live(text)
+        self._note_output()
+
+    def _segment_cut(self, text: str) -> int | None:
+        """Where in `text` the live segment may end: after a blank line, outside code fences."""
+        if len(self._segment) + len(text) < self.live_segment_chars:
+            return None
+        combined = self._segment + text
+        start = max(len(self._segment) - 1, 0)
+        cut = combined.rfind("\n\n", start)
+        if cut < 0:
+            return None
+        head = combined[: cut + 2]
+        fences = sum(1 for line in head.splitlines() if line.lstrip().startswith(("```", "~~~")))
+        if fences % 2:
+            return None
+        return cut + 2 - len(self._segment)
+
+    async def _write_live(self, text: str) -> None:
+        if not text:
+            return
+        if self._live is None:
+            from widgets.live_reply import LiveReply  # Markdown loads on the first reply, not at start-up
+
+            self._live = LiveReply()
+            self._segment = ""
+            await self._add(self._live)
+            self._stream = LiveReply.get_stream(self._live)
+        assert self._stream is not None
+        self._segment += text
+        await self._stream.write(text)
+
+    async def tool_called(self, event: events.ToolCalled) -> None:
+        await self._finish_segment()
+        block = ToolBlock(event, self.tool_preview_chars)
+        self._tools[event.call_id] = block
+        await self._add(block)
+
+    async def tool_finished(self, event: events.ToolFinished) -> None:
+        block = self._tools.pop(event.call_id, None)
+        if block is None:  # a result without a call we saw (pruned, or resumed mid-turn)
+            from engine import events
+
+            block = ToolBlock(
+                events.ToolCalled(event.session_id, event.call_id, event.name, {}, ""),
+                self.tool_preview_chars,
+            )
+            await self._add(block)
+        block.finish(event)
+        self._note_output()
+
+    async def ask_approval(self, event: events.ApprovalNeeded, future: asyncio.Future[str]) -> ApprovalBlock:
+        await self._finish_segment()
+        block = ApprovalBlock(event, future)
+        await self._add(block)
+        return block
+
+    async def finish_turn(self, event: events.TurnFinished | None = None, interrupted: bool = False) -> None:
+        """End the turn: flush and freeze the live reply, remember the reply for copying."""
+        await self._finish_segment()
+        for block in self._tools.values():
+            if block.finished is None:
+                block.set_class(True, "-failed")
+        self._tools.clear()
+        text = (event.text if event is not None and event.text else "") or "".join(self._turn_text)
+        if text.strip():
+            self.last_reply = text
+        if interrupted or (event is not None and event.interrupted):
+            await self.add_notice("interrupted; what was said so far is kept", "warning", "■")
+
+    def deny_pending_approvals(self) -> int:
+        """Answer every open approval question with "deny" (the turn is being interrupted)."""
+        pending = [b for b in self.query(ApprovalBlock) if not b.future.done()]
+        for block in pending:
+            block.answer("deny")
+        return len(pending)
+
+    @property
+    def streaming(self) -> bool:
+        return self._live is not None
+
+    # Internals.
+
+    async def _finish_segment(self, continued: bool = False) -> None:
+        if self._reasoning is not None:
+            self._reasoning.finish()
+            self._reasoning = None
+        live, stream = self._live, self._stream
+        self._live = self._stream = None
+        if live is None:
+            return
+        if stream is not None:
+            await stream.stop()
+        source = live.source
+        if not source.strip():
+            await live.remove()
+            return
+        width = live.content_region.width or max(1, self.scrollable_content_region.width - 2)
+        self._freeze(live, source, width, continued)
+
+    @work(thread=True, group="freeze-reply", exit_on_error=False, description="lay out a finished reply")
+    def _freeze(self, live: LiveReply, source: str, width: int, continued: bool) -> None:
+        """Lay the finished reply out off the UI thread; the swap happens when it is ready."""
+        self.post_message(self.Frozen(live, source, reply_strips(source, width, continued), width, continued))
+
+    @on(Frozen)
+    async def _swap_in_frozen(self, message: Frozen) -> None:
+        live = message.live
+        if not live.is_attached:
+            return
+        frozen = FrozenReply(message.source, message.strips, message.width, message.continued)
+        with self.app.batch_update():
+            await self.mount(frozen, before=live)
+            if self.cursor is live:
+                self._move_cursor_to(frozen)
+            await live.remove()
+
+    async def _add(self, widget: Widget) -> None:
+        await self.mount(widget)
+        self._note_output()
+        self._schedule_prune()
+
+    def _schedule_prune(self, retries: int = 10) -> None:
+        if not self._prune_pending:
+            self._prune_pending = True
+            self.call_after_refresh(self._prune_after_layout, retries)
+
+    async def _prune_after_layout(self, retries: int) -> None:
+        self._prune_pending = False
+        if retries and self.children and self.children[-1].size.height == 0:
+            self._schedule_prune(retries - 1)  # the newest blocks are not laid out yet: heights unknown
+            return
+        await self.prune()
+
+    def _note_output(self) -> None:
+        released = self.is_anchored and getattr(self, "_anchor_released", False)
+        if released and not self.pending_below:
+            self.pending_below = True
+            self.post_message(self.NewOutputBelow(self, True))
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.pending_below and new_value >= self.max_scroll_y:
+            self.pending_below = False
+            self.post_message(self.NewOutputBelow(self, False))
+
+    def blocks(self) -> list[Widget]:
+        return [child for child in self.children if hasattr(child, "copy_text")]
+
+    async def prune(self) -> int:
+        """Unmount the oldest blocks once the transcript is taller than its line budget."""
+        height = sum(child.outer_size.height for child in self.children)
+        if height <= self.prune_keep_lines + self.prune_excess_lines:
+            return 0
+        excess = height - self.prune_keep_lines
+        doomed: list[Widget] = []
+        for child in self.children:
+            if excess <= 0:
+                break
+            if child is self.pruned or child is self._live or child is self._reasoning:
+                continue
+            if isinstance(child, ApprovalBlock) and child.decision is None:
+                break  # never remove a question the turn is waiting on
+            if isinstance(child, ToolBlock) and child.finished is None:
+                break
+            doomed.append(child)
+            excess -= child.outer_size.height
+        if not doomed:
+            return 0
+        if self.cursor in doomed:
+            self.cursor = None
+        if self.pruned is None:
+            self.pruned = PrunedMarker()
+            await self.mount(self.pruned, before=0)
+        self.pruned.add(len(doomed))
+        await self.remove_children(doomed)
+        return len(doomed)
+
+    # Actions.
+
+    def _move_cursor_to(self, widget: Widget | None) -> None:
+        if self.cursor is not None:
+            self.cursor.remove_class("-cursor")
+        self.cursor = widget
+        if widget is not None:
+            widget.add_class("-cursor")
+            self.scroll_to_widget(widget, animate=False)
+
+    def action_cursor_block(self, step: int) -> None:
+        blocks = [b for b in self.blocks() if not isinstance(b, PrunedMarker)]
+        if not blocks:
+            return
+        if self.cursor not in blocks:
+            index = len(blocks) - 1 if step < 0 else 0
+        else:
+            index = max(0, min(len(blocks) - 1, blocks.index(self.cursor) + step))  # type: ignore[arg-type]
+        self._move_cursor_to(blocks[index])
+
+    def action_toggle_block(self) -> None:
+        cursor = self.cursor
+        if isinstance(cursor, (ToolBlock, ReasoningBlock)):
+            cursor.toggle()
+        elif isinstance(cursor, ApprovalBlock) and cursor.decision is None:
+            cursor.query_one("#approve-once").focus()
+
+    def action_copy_block(self) -> None:
+        selected = self.screen.get_selected_text()
+        if selected:
+            self.post_message(self.CopyRequested(selected, "the selected text"))
+        elif self.cursor is not None and self.cursor.is_attached:
+            text = self.cursor.copy_text()  # type: ignore[attr-defined]
+            self.post_message(self.CopyRequested(text, "the selected block"))
+        else:
+            self.post_message(self.CopyRequested(self.last_reply, "the last reply"))
+
+    def action_follow(self) -> None:
+        self._move_cursor_to(None)
+        self.anchor()
+        if self.pending_below:
+            self.pending_below = False
+            self.post_message(self.NewOutputBelow(self, False))
+
+    @on(ApprovalBlock.Answered)
+    def _answered(self, event: ApprovalBlock.Answered) -> None:
+        self.focus()
+
+
+class NewOutputMarker(Static):
+    """Shown while output arrives below the part being read; a click follows it."""
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        pane = self.parent
+        if isinstance(pane, TranscriptPane):
+            pane.transcript.action_follow()
+
+
+class TranscriptPane(Pane):
+    """The transcript with its header and the "new output below" marker."""
+
+    pane_key = "F1"
+    pane_title = "hws"
+
+    DEFAULT_CSS = """
+    TranscriptPane #new-output {
+        dock: bottom;
+        height: 1;
+        width: 1fr;
+        display: none;
+        background: $accent 30%;
+        color: $text;
+        content-align: center middle;
+    }
+    TranscriptPane.-new-output #new-output {
+        display: block;
+    }
+    """
+
+    def __init__(self, transcript: Transcript, *, title: str = "hws", id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.transcript = transcript
+        self.pane_title = title
+
+    def compose_body(self) -> ComposeResult:
+        self.transcript.add_class("pane-body")
+        yield self.transcript
+        yield NewOutputMarker("↓ new output below — end to follow ↓", id="new-output")
+
+    @on(Transcript.NewOutputBelow)
+    def _new_output(self, event: Transcript.NewOutputBelow) -> None:
+        self.set_class(event.pending, "-new-output")

@@ -1,0 +1,421 @@
+"""The blocks a transcript is made of: cheap one-widget renderings of messages, tools and notices.
+
+Only the reply being streamed is a Textual `Markdown` (a tree of widgets); every other block is a
+single `Static`, so a long conversation stays cheap to lay out and scroll.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.events import Click
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Button, Static
+
+from widgets.markdown_render import markdown_strips
+
+if TYPE_CHECKING:
+    from engine import events
+
+DECISIONS = (("once", "Approve once"), ("session", "Approve for this session"), ("deny", "Deny"))
+
+
+def one_line(text: str, limit: int) -> str:
+    """Text squeezed onto one line of at most `limit` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: max(1, limit - 1)] + "…"
+
+
+def format_duration(seconds: float) -> str:
+    if seconds < 1:
+        return f"{seconds:.1f}s" if seconds >= 0.05 else f"{seconds * 1000:.0f}ms"
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
+class Block(Static):
+    """One entry of the transcript; it knows the text that `y` copies from it."""
+
+    DEFAULT_CSS = """
+    Block {
+        width: 1fr;
+        height: auto;
+        padding: 0 1;
+    }
+    Block.-cursor {
+        background: $boost;
+        border-left: outer $accent;
+        padding-left: 0;
+    }
+    """
+
+    def copy_text(self) -> str:
+        return ""
+
+
+class UserBlock(Block):
+    DEFAULT_CSS = """
+    UserBlock {
+        margin-top: 1;
+        color: $text;
+    }
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        super().__init__(Content.assemble(("you  ", "bold $secondary"), text))
+
+    def copy_text(self) -> str:
+        return self.text
+
+
+def reply_strips(source: str, width: int, continued: bool = False) -> list[Strip]:
+    """A reply segment's strips; one that the next segment continues keeps a paragraph gap."""
+    strips = markdown_strips(source, width)
+    if continued:
+        strips.append(Strip.blank(width))
+    return strips
+
+
+class FrozenReply(Widget):
+    """A finished reply: Markdown laid out once (in a thread) into strips, drawn line by line.
+
+    It is mounted only when its strips are ready, so it never shows half-drawn; a width change
+    lays it out again in a thread while the old strips stay on screen.
+    """
+
+    DEFAULT_CSS = """
+    FrozenReply {
+        width: 1fr;
+        height: auto;
+        padding: 0 1;
+    }
+    FrozenReply.-cursor {
+        background: $boost;
+        border-left: outer $accent;
+        padding-left: 0;
+    }
+    """
+
+    class Laidout(Message):
+        """Strips for a width are ready (posted from the layout thread)."""
+
+        def __init__(self, strips: list[Strip], width: int) -> None:
+            super().__init__()
+            self.strips = strips
+            self.width = width
+
+    def __init__(self, source: str, strips: list[Strip], width: int, continued: bool = False) -> None:
+        super().__init__()
+        self.source = source
+        self.continued = continued
+        self._strips = strips
+        self._laid_out_width = width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._strips)
+
+    def render_line(self, y: int) -> Strip:
+        width, style = self.size.width, self.rich_style
+        if 0 <= y < len(self._strips):
+            # The widget's own colours go under the text (the line API paints no background itself).
+            return self._strips[y].adjust_cell_length(width).apply_style(style)
+        return Strip.blank(width, style)
+
+    def on_resize(self) -> None:
+        width = self.content_region.width
+        if width > 0 and width != self._laid_out_width:
+            self._lay_out(width)
+
+    @work(thread=True, exclusive=True, group="frozen-reply-layout", exit_on_error=False)
+    def _lay_out(self, width: int) -> None:
+        self.post_message(self.Laidout(reply_strips(self.source, width, self.continued), width))
+
+    @on(Laidout)
+    def _laid_out(self, message: Laidout) -> None:
+        message.stop()
+        self._strips = message.strips
+        self._laid_out_width = message.width
+        self.refresh(layout=True)
+
+    def copy_text(self) -> str:
+        return self.source
+
+
+class ReasoningBlock(Block):
+    """The model's reasoning, collapsed to one line unless expanded (enter or a click)."""
+
+    DEFAULT_CSS = """
+    ReasoningBlock {
+        color: $text-muted;
+        text-style: italic;
+    }
+    """
+
+    expanded: reactive[bool] = reactive(False, layout=True)
+
+    def __init__(self) -> None:
+        super().__init__("")
+        self._parts: list[str] = []
+        self.finished = False
+
+    @property
+    def text(self) -> str:
+        return "".join(self._parts)
+
+    def append(self, text: str) -> None:
+        self._parts.append(text)
+        # Render on the next frame only: many deltas between frames cost one render.
+        self.refresh(layout=self.expanded)
+
+    def finish(self) -> None:
+        self.finished = True
+        self.refresh(layout=True)
+
+    def toggle(self) -> None:
+        self.expanded = not self.expanded
+
+    def render(self) -> Content:
+        text = self.text
+        words = len(text.split())
+        state = "thought" if self.finished else "thinking…"
+        head = Content.assemble(
+            ("▾ " if self.expanded else "▸ ", "dim"), (state, "italic"), (f"  {words} words", "dim")
+        )
+        if not self.expanded:
+            return head
+        return Content.assemble(head, "\n", text.strip())
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        self.toggle()
+
+    def copy_text(self) -> str:
+        return self.text
+
+
+class ToolBlock(Block):
+    """A tool call: name, one-line argument preview, then duration and result preview; expandable."""
+
+    DEFAULT_CSS = """
+    ToolBlock {
+        padding: 0 1 0 3;
+        color: $text-muted;
+    }
+    ToolBlock.-cursor {
+        padding-left: 2;
+    }
+    ToolBlock.-failed {
+        color: $error;
+    }
+    """
+
+    expanded: reactive[bool] = reactive(False, layout=True)
+
+    def __init__(self, event: events.ToolCalled, preview_chars: int) -> None:
+        super().__init__("")
+        self.called = event
+        self.finished: events.ToolFinished | None = None
+        self.preview_chars = preview_chars
+
+    def finish(self, event: events.ToolFinished) -> None:
+        self.finished = event
+        self.set_class(not event.ok, "-failed")
+        self.refresh(layout=True)
+
+    def toggle(self) -> None:
+        self.expanded = not self.expanded
+
+    def render(self) -> Content:
+        limit = self.preview_chars
+        call = self.called
+        argument = one_line(call.preview or _arguments_line(call.arguments), limit)
+        parts: list[Any] = [
+            ("▾ " if self.expanded else "▸ ", "dim"),
+            (call.name, "bold $primary"),
+            "  ",
+            argument,
+        ]
+        done = self.finished
+        if done is None:
+            parts.append(("  running…", "dim italic"))
+        else:
+            mark = ("  ✓", "$success") if done.ok else ("  ✗", "$error")
+            parts += [mark, (f" {format_duration(done.duration_s)}", "dim")]
+            if done.preview:
+                parts += ["  ", (one_line(done.preview, limit), "dim")]
+        head = Content.assemble(*parts)
+        if not self.expanded:
+            return head
+        body = ["", "arguments:", _pretty(call.arguments)]
+        if done is not None:
+            body += ["result:", done.result or done.preview or "(empty)"]
+        return Content.assemble(head, "\n", "\n".join(body).strip("\n"))
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        self.toggle()
+
+    def copy_text(self) -> str:
+        result = self.finished.result or self.finished.preview if self.finished else ""
+        return f"{self.called.name} {_pretty(self.called.arguments)}\n{result}".strip()
+
+
+def _arguments_line(arguments: dict[str, Any]) -> str:
+    return " ".join(f"{k}={v!r}" if not isinstance(v, str) else f"{k}={v}" for k, v in arguments.items())
+
+
+def _pretty(arguments: dict[str, Any]) -> str:
+    import json
+
+    try:
+        return json.dumps(arguments, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return repr(arguments)
+
+
+class NoticeBlock(Block):
+    """A one-line note in the conversation: a memory write, a skill change, a nudge, an error."""
+
+    DEFAULT_CSS = """
+    NoticeBlock {
+        color: $text-muted;
+        padding: 0 1 0 3;
+    }
+    NoticeBlock.-warning { color: $warning; }
+    NoticeBlock.-error { color: $error; }
+    NoticeBlock.-success { color: $success; }
+    """
+
+    def __init__(self, text: str, level: str = "info", icon: str = "·") -> None:
+        self.text = text
+        super().__init__(Content.assemble((f"{icon} ", "bold"), text), classes=f"-{level}")
+
+    def copy_text(self) -> str:
+        return self.text
+
+
+class PrunedMarker(Block):
+    """Says how many early blocks were taken out of the screen (the session keeps them)."""
+
+    DEFAULT_CSS = """
+    PrunedMarker {
+        color: $text-muted;
+        text-style: italic;
+        content-align: center middle;
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__("")
+        self.count = 0
+
+    def add(self, count: int) -> None:
+        self.count += count
+        self.update(f"⋯ {self.count:,} earlier blocks left the screen; the session keeps every message ⋯")
+
+
+class ApprovalBlock(Vertical):
+    """An inline question: may the agent run this? The answer resolves the engine's Future."""
+
+    DEFAULT_CSS = """
+    ApprovalBlock {
+        height: auto;
+        width: 1fr;
+        margin: 1 1 0 3;
+        padding: 0 1;
+        border: round $warning;
+    }
+    ApprovalBlock > .approval-question { width: 1fr; height: auto; }
+    ApprovalBlock > Horizontal { height: auto; width: 1fr; }
+    ApprovalBlock Button { margin-right: 1; min-width: 10; }
+    ApprovalBlock.-answered { border: round $panel; color: $text-muted; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1,a", "answer('once')", "approve once", id="approve_once"),
+        Binding("2,s", "answer('session')", "approve for the session", id="approve_session"),
+        Binding("3,d", "answer('deny')", "deny", id="approve_deny"),
+    ]
+
+    class Answered(Message):
+        """The user answered an approval (posted for the message flow; the Future carries it)."""
+
+        def __init__(self, request_id: str, decision: str) -> None:
+            super().__init__()
+            self.request_id = request_id
+            self.decision = decision
+
+    def __init__(self, event: events.ApprovalNeeded, future: asyncio.Future[str]) -> None:
+        super().__init__()
+        self.event = event
+        self.future = future
+        self.decision: str | None = None
+
+    def compose(self) -> ComposeResult:
+        ask = Content.assemble(
+            ("approve? ", "bold $warning"),
+            (self.event.tool, "bold"),
+            "  ",
+            self.event.command,
+            "\n",
+            (self.event.reason, "dim"),
+        )
+        yield Static(ask, classes="approval-question")
+        with Horizontal(classes="approval-buttons"):
+            for decision, label in DECISIONS:
+                variant = "error" if decision == "deny" else "primary" if decision == "once" else "default"
+                yield Button(label, id=f"approve-{decision}", variant=variant, compact=True)
+
+    def on_mount(self) -> None:
+        # The turn waits on this answer, so the question takes the focus.
+        self.query_one("#approve-once", Button).focus()
+        self.future.add_done_callback(lambda _: self._settle_if_needed())
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        decision = (event.button.id or "").removeprefix("approve-")
+        self.answer(decision)
+
+    def action_answer(self, decision: str) -> None:
+        self.answer(decision)
+
+    def answer(self, decision: str) -> None:
+        if self.future.done():
+            return
+        self.future.set_result(decision)
+        self.post_message(self.Answered(self.event.request_id, decision))
+
+    def _settle_if_needed(self) -> None:
+        if not self.is_attached:
+            return
+        decision = "cancelled" if self.future.cancelled() else self.future.result()
+        self.decision = decision
+        labels = dict(DECISIONS)
+        self.add_class("-answered")
+        self.query_one(".approval-buttons").remove()
+        self.query_one(".approval-question", Static).update(
+            Content.assemble(
+                ("✓ " if decision in ("once", "session") else "✗ ", "bold"),
+                labels.get(decision, decision).lower(),
+                ": ",
+                (self.event.tool, "bold"),
+                "  ",
+                self.event.command,
+            )
+        )
+
+    def copy_text(self) -> str:
+        return self.event.command
