@@ -115,6 +115,9 @@ class CompressionMixin:
         )
         if outcome.new_session_id and outcome.new_session_id != self.session_id:
             await self._switch_session(outcome.new_session_id, list(outcome.messages))
+        elif outcome.compressed:
+            # The split failed (say, a read-only store): go on with the shorter history in place.
+            self.history = list(outcome.messages)
         return outcome
 
     async def _switch_session(self, new_session_id: str, messages: list[dict[str, Any]]) -> None:

@@ -60,11 +60,7 @@ async def open_store(home: Home, config: Config) -> SessionStore:
 
 async def stored_system_prompt(store: SessionStore, session_id: str) -> str | None:
     """The system prompt recorded with a session (read through the store's own connection)."""
-    getter = getattr(store, "get_system_prompt", None)
-    if getter is not None:
-        return await getter(session_id)  # type: ignore[no-any-return]
-    rows = await store._fetch("SELECT system_prompt FROM sessions WHERE id = ?", (session_id,))
-    return rows[0][0] if rows and rows[0][0] else None
+    return await store.get_system_prompt(session_id)
 
 
 async def fresh_prompt(

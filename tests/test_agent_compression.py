@@ -177,3 +177,35 @@ async def test_without_the_compressor_installed_nothing_is_compressed(
     finally:
         await rig.agent.close()
         server.stop()
+
+
+@dataclass
+class SplitFailsCompressor:
+    """A compressor whose split failed: a shorter history under the same session id."""
+
+    def should_compress(self, estimated_tokens: int, context_length: int) -> bool:
+        return False
+
+    async def compress(self, *, session_id: str, messages: list[dict[str, Any]], **kwargs: Any) -> Outcome:
+        kept = [{"role": "user", "content": "[Summary of earlier turns] Two greetings."}, messages[-1]]
+        return Outcome(session_id, kept, "Two greetings.")
+
+
+async def test_a_compression_whose_split_failed_still_shortens_the_history(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    server = serve('rules:\n  - reply: {text: "Hi."}\n')
+    rig = make_rig(server, hermes_home, tmp_path)
+    await rig.agent.start()
+    rig.agent.compressor = SplitFailsCompressor()
+    try:
+        await rig.turn("hello")
+        await rig.turn("hello again")
+        session_id = rig.agent.session_id
+        await rig.agent.compress()
+        assert rig.agent.session_id == session_id
+        assert rig.agent.history[0]["content"].startswith("[Summary of earlier turns]")
+        assert len(rig.agent.history) == 2
+    finally:
+        await rig.agent.close()
+        server.stop()

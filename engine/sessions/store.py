@@ -372,6 +372,11 @@ class SessionStore(LineageMixin):
             raise SessionNotFound(f"There is no session {session_id!r} in {self.path}.")
         return session
 
+    async def get_system_prompt(self, session_id: str) -> str | None:
+        """The system prompt recorded with a session, so a resumed session reuses it byte for byte."""
+        rows = await self._fetch("SELECT system_prompt FROM sessions WHERE id = ?", (session_id,))
+        return rows[0][0] if rows and rows[0][0] else None
+
     async def resolve_session_id(self, prefix: str) -> str | None:
         """The one session id starting with `prefix` (or equal to it); None if none or several."""
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
