@@ -58,8 +58,14 @@ class SystemPrompt:
             "tokens": self.tokens,
             "cached_tokens": self.cached_tokens,
             "layers": [
-                {"name": ly.name, "tokens": ly.tokens, "cached": ly.cached, "chars": len(ly.text),
-                 "source": ly.source, "note": ly.note}
+                {
+                    "name": ly.name,
+                    "tokens": ly.tokens,
+                    "cached": ly.cached,
+                    "chars": len(ly.text),
+                    "source": ly.source,
+                    "note": ly.note,
+                }
                 for ly in self.layers
             ],
             "text": self.text,
@@ -84,22 +90,20 @@ def guidance_text(tool_names: Iterable[str]) -> str:
             )
         lines += [
             "- task state and progress -> nothing; the conversation is already recorded.",
-            "Write memory entries as declarative facts (\"User prefers dark themes\", not \"Always use"
-            " dark themes\"); skip anything stale within a week (PR numbers, commit ids).",
+            'Write memory entries as declarative facts ("User prefers dark themes", not "Always use'
+            ' dark themes"); skip anything stale within a week (PR numbers, commit ids).',
             "The memory blocks below are a snapshot from the start of this session; your writes reach"
             " the files at once and the prompt at the next session.",
         ]
     if "skill_view" in names:
-        lines.append(
-            "Before a task, check the skills index; load a skill with skill_view when it may apply."
-        )
+        lines.append("Before a task, check the skills index; load a skill with skill_view when it may apply.")
     if "skill_manage" in names:
         lines.append(
             "If a loaded skill's steps were wrong or incomplete, patch it with skill_manage at once."
         )
     if "session_search" in names:
         lines.append(
-            "For anything from earlier sessions (\"what did we decide about X\"), use session_search"
+            'For anything from earlier sessions ("what did we decide about X"), use session_search'
             " before saying you do not know."
         )
     if "terminal" in names:
