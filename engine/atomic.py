@@ -47,6 +47,7 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp_name, mode)
+        _note_self_write(path, data)
         os.replace(tmp_name, path)
     except OSError as exc:
         with contextlib.suppress(OSError):
@@ -57,6 +58,13 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
             os.unlink(tmp_name)
         raise
     _fsync_dir(path.parent)
+
+
+def _note_self_write(path: Path, data: bytes) -> None:
+    """Tell the self-write registry (read by the workstation's file watcher) before the rename lands."""
+    from engine import self_writes  # imported late: it imports this module
+
+    self_writes.note(path, data)
 
 
 def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:

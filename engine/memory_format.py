@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from engine import self_writes
 from engine.atomic import WriteError, describe_os_error
 
 DELIMITER = "\n§\n"
@@ -103,6 +104,7 @@ def write_memory_file(path: Path, text: str) -> None:
             handle.write(text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
+        self_writes.note(path, text)  # before the rename, so a watcher never sees it unannounced
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):
