@@ -133,6 +133,7 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
             "identity",
             "identity",
             id="identity",
+            priority=True,  # the input (a TextArea) would take f6 for "select line"
             tooltip="SOUL.md and USER.md beside what was observed",
         ),
         Binding(

@@ -178,7 +178,7 @@ class EditorController:
             self.schedule_check(editor, delay=0)
 
         context = int(self.config.editor.diff_context_lines)
-        self.app.push_screen(ConflictScreen(editor.label, mine, result.disk, context, result.message), chosen)
+        self.app.push_screen(ConflictScreen(editor.label, mine, result.disk, context), chosen)
 
     # -- the person's own editor --------------------------------------------------------------------
 
