@@ -33,6 +33,28 @@ class DriftComputed(Message):
         self.drift = drift
 
 
+def entry_summary(change: FileChange, width: int = 48) -> str:
+    """For a memory file: the entries a change added and removed, e.g. `: + "Hates light themes"`."""
+    if change.store not in ("memory", "user") or (change.after is None and change.before is None):
+        return ""
+    from engine.memory_format import parse_entries
+
+    before = parse_entries(change.before or "")
+    after = parse_entries(change.after or "")
+    added = [e for e in after if e not in before]
+    removed = [e for e in before if e not in after]
+    parts = [f'+ "{_clip(e, width)}"' for e in added[:1]] + [f'- "{_clip(e, width)}"' for e in removed[:1]]
+    more = len(added) + len(removed) - len(parts)
+    if more > 0:
+        parts.append(f"and {more} more")
+    return (": " + ", ".join(parts)) if parts else ""
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def change_label(change: FileChange, home_root: Any) -> str:
     if change.store in STORE_LABEL:
         return STORE_LABEL[change.store]
@@ -166,6 +188,7 @@ class LiveFilesMixin:
                     (change_label(change, self.home.root), "bold"),
                     f" {change.kind} on disk ",
                     (f"({who})", "$warning" if external else "$primary"),
+                    (entry_summary(change), ""),
                     (" — the next session reads it", "dim"),
                 )
             )

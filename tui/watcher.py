@@ -204,6 +204,7 @@ class HomeWatcher:
         self._cond = threading.Condition()
         self._stopping = False
         self._ready = threading.Event()
+        self._early: set[str] = set()  # touched while the first look was being taken: before unknown
         self._flusher: threading.Thread | None = None
         self.flushes = 0
 
@@ -314,6 +315,8 @@ class HomeWatcher:
         with self._cond:
             for path in paths:
                 self._pending[path] = _Pending(due)
+                if not self._ready.is_set():
+                    self._early.add(path)
             self._cond.notify_all()
 
     def _home_path(self, real: str) -> Path:
@@ -395,7 +398,11 @@ class HomeWatcher:
             now = self._read(path)
             with self._cond:
                 before = self._seen.get(path)
-                if before is not None and before.digest == now.digest:
+                early = path in self._early
+                self._early.discard(path)
+                if early and before is not None and before.digest == now.digest:
+                    before = None  # changed while the first look was taken: what it held before is unknown
+                elif before is not None and before.digest == now.digest:
                     continue  # read, touched, or written back as it was
                 if now.digest == ABSENT:
                     self._seen.pop(path, None)
@@ -409,7 +416,10 @@ class HomeWatcher:
             store = classify(self.home, home_path)
             if store is None:
                 continue
-            kind = "deleted" if now.digest == ABSENT else ("created" if before is None else "modified")
+            if early and before is None and now.digest != ABSENT:
+                kind = "modified"
+            else:
+                kind = "deleted" if now.digest == ABSENT else ("created" if before is None else "modified")
             changes.append(FileChange(home_path, store, kind, before.text if before else None, now.text))
         if not changes:
             return
