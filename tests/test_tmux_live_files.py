@@ -79,7 +79,10 @@ def test_ctrl_g_suspends_for_the_editor_and_ctrl_s_saves_what_it_wrote(tmp_path:
     home, env = start_env(tmp_path, EDITOR="sed -i s/Lisbon/Porto/", VISUAL="")
     with TmuxSession.start([HWS], width=120, height=32, env=env, cwd=str(tmp_path)) as hws:
         hws.wait_for("idle", timeout=20)
+        hws.wait_for("No model is configured")
         hws.type("/edit USER.md SOUL.md")
+        hws.wait_for("/edit USER.md SOUL.md")
+        hws.send_keys("Escape")  # close the completion list, so enter sends the line
         hws.send_keys("Enter")
         hws.wait_for("Lives in Lisbon", timeout=10)
         hws.send_keys("C-g")
