@@ -100,11 +100,17 @@ class LiveFilesMixin:
             remember_max_bytes=int(watch.remember_max_bytes),
             on_changes=self._journal_external,
         )
+        if getattr(self, "_live_files_stopped", False):
+            return  # the app closed before its watcher could start
         self.watcher = watcher
         watcher.start()
+        if getattr(self, "_live_files_stopped", False):  # closed while starting: do not leave it running
+            watcher.stop()
+            return
         self._baseline = self._disk_layers()  # what a session started now would see
 
     def stop_live_files(self) -> None:
+        self._live_files_stopped = True
         watcher = getattr(self, "watcher", None)
         if watcher is not None:
             watcher.stop()
