@@ -30,6 +30,7 @@ from typing import Any
 import aiosqlite
 
 from engine.config_schema import SCHEMA
+from engine.redact import Redactor
 from engine.sessions import opening, schema
 from engine.sessions.errors import SessionNotFound, StoreCorrupt, StoreError, StoreReadOnly, TitleConflict
 from engine.sessions.fts import FtsIndex, SearchFilters
@@ -82,9 +83,16 @@ class SessionStore(LineageMixin):
     """Sessions, their messages, counters and lineage (see `lineage.py`), and search over them."""
 
     def __init__(
-        self, conn: aiosqlite.Connection, path: Path, info: SchemaInfo, settings: Mapping[str, Any]
+        self,
+        conn: aiosqlite.Connection,
+        path: Path,
+        info: SchemaInfo,
+        settings: Mapping[str, Any],
+        redactor: Redactor | None = None,
     ) -> None:
         self._conn = conn
+        # Every text written passes through it: a key the model or a tool echoes never reaches the file.
+        self.redactor = redactor if redactor is not None else Redactor.from_environ()
         self.path = path
         self.info = info
         self.settings = settings
@@ -112,6 +120,7 @@ class SessionStore(LineageMixin):
         settings: Mapping[str, Any] | None = None,
         read_only: bool = False,
         on_progress: ProgressCallback | None = None,
+        redactor: Redactor | None = None,
     ) -> SessionStore:
         """Open (or create) a session database.
 
@@ -160,7 +169,7 @@ class SessionStore(LineageMixin):
         except BaseException:
             await conn.close()
             raise
-        return cls(conn, path, info, settings)
+        return cls(conn, path, info, settings, redactor)
 
     @staticmethod
     async def _probe(path: Path, settings: Mapping[str, Any]) -> SchemaInfo:
@@ -322,7 +331,7 @@ class SessionStore(LineageMixin):
             raise StoreError("A session id has at most 200 characters.")
         if parent_session_id is not None:
             await self._require(parent_session_id)
-        clean_title = sanitize_title(title)
+        clean_title = sanitize_title(self.redactor.text(title))
         if clean_title is None and parent_session_id is not None:
             parent = await self.get_session(parent_session_id)
             if parent and parent.end_reason == "compression" and parent.title:
@@ -334,7 +343,7 @@ class SessionStore(LineageMixin):
             "source": source or "cli",
             "started_at": started_at if started_at is not None else time.time(),
             "model": model,
-            "system_prompt": scrub(system_prompt),
+            "system_prompt": scrub(self.redactor.text(system_prompt)),
             "parent_session_id": parent_session_id,
             "title": clean_title,
             "cwd": cwd,
@@ -407,7 +416,7 @@ class SessionStore(LineageMixin):
     async def set_title(self, session_id: str, title: str | None) -> str | None:
         """Sanitise and set a title (None clears it); TitleConflict if another session has it."""
         await self._require(session_id)
-        clean = sanitize_title(title)
+        clean = sanitize_title(self.redactor.text(title))
         if clean is not None:
             await self._check_title_free(clean, session_id)
         try:
@@ -442,7 +451,7 @@ class SessionStore(LineageMixin):
     ) -> None:
         """Replace the model, system prompt or working folder recorded for a session."""
         await self._require(session_id)
-        changes = {"model": model, "system_prompt": scrub(system_prompt), "cwd": cwd}
+        changes = {"model": model, "system_prompt": scrub(self.redactor.text(system_prompt)), "cwd": cwd}
         have = self.info.columns.get("sessions", set())
         sets = {k: v for k, v in changes.items() if v is not None and k in have}
         if sets:
@@ -539,14 +548,14 @@ class SessionStore(LineageMixin):
         values = {
             "session_id": session_id,
             "role": role,
-            "content": encode_content(content),
+            "content": encode_content(self.redactor.value(content)),
             "tool_call_id": tool_call_id,
-            "tool_calls": json.dumps(list(tool_calls)) if tool_calls else None,
+            "tool_calls": json.dumps(self.redactor.value(list(tool_calls))) if tool_calls else None,
             "tool_name": scrub(tool_name),
             "timestamp": time.time() if timestamp is None else float(timestamp),
             "token_count": token_count,
             "finish_reason": finish_reason,
-            "reasoning": scrub(reasoning),
+            "reasoning": scrub(self.redactor.text(reasoning)),
             "active": 1,
         }
         have = self.info.columns.get("messages", set())
