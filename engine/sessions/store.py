@@ -42,7 +42,7 @@ from engine.sessions.ids import (
     sanitize_title,
 )
 from engine.sessions.lineage import LineageMixin
-from engine.sessions.opening import ProgressCallback, SchemaInfo, explain
+from engine.sessions.opening import ProgressCallback, SchemaInfo, explain, read_only_fs, read_only_uri
 from engine.sessions.query import ParsedQuery, parse
 from engine.sessions.records import (
     MESSAGE_FIELDS,
@@ -139,14 +139,18 @@ class SessionStore(LineageMixin):
         else:
             info = SchemaInfo(version=None, fresh=True)
         writable = not (read_only or info.read_only)
-        if writable and exists and not _writable(path):
+        if writable and exists and read_only_fs(path):
+            info.read_only = True
+            info.reason = f"{path} is on a read-only file system; it is open read-only."
+            writable = False
+        elif writable and exists and not _writable(path):
             info.read_only = True
             info.reason = f"{path} is not writable by this user; it is open read-only."
             writable = False
         if read_only and not info.reason:
             info.reason = "This session database was opened read-only."
         info.read_only = not writable
-        target = f"file:{path}?mode=ro" if not writable else str(path)
+        target = read_only_uri(path) if not writable else str(path)
         try:
             if writable:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -175,7 +179,7 @@ class SessionStore(LineageMixin):
     async def _probe(path: Path, settings: Mapping[str, Any]) -> SchemaInfo:
         """Read the shape through a read-only connection, so a bad file is never written."""
         try:
-            async with aiosqlite.connect(f"file:{path}?mode=ro", uri=True) as probe:
+            async with aiosqlite.connect(read_only_uri(path), uri=True) as probe:
                 await probe.execute(f"PRAGMA busy_timeout = {int(settings['busy_timeout_ms'])}")
                 info = await opening.read_shape(probe)
         except sqlite3.Error as exc:
