@@ -25,7 +25,7 @@ def describe_os_error(exc: OSError, path: Path) -> str:
     if exc.errno in (errno.EACCES, errno.EPERM):
         return f"Permission denied writing {path}; check the folder's owner and mode."
     if exc.errno == errno.EFBIG:
-        return f"Writing {path} would pass the file-size limit (of this process or the file system); nothing was changed."
+        return f"Writing {path} would pass the file-size limit of this process; nothing was changed."
     if exc.errno == errno.EDQUOT:
         return f"Disk quota exceeded writing {path}; free some space and retry."
     return f"Could not write {path}: {exc.strerror or exc}."

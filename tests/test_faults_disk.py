@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from engine.home import Home
-from engine.memory import MemoryStore
 from engine.sessions.store import SessionStore
 from engine.skills.library import SkillLibrary
 from engine.skills.manage import SkillManager
