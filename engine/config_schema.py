@@ -314,6 +314,15 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             0.5, "Word overlap at which a stated and an observed claim count as the same.", 0.1, 1.0
         ),
     },
+    "logs": {
+        "level": S(
+            "info",
+            "Lowest level written to logs/agent.log (errors.log always takes warnings and worse).",
+            choices=("debug", "info", "warning", "error"),
+        ),
+        "max_bytes": S(5_000_000, "Size at which a log file is rotated.", 10_000),
+        "backups": S(3, "Rotated copies kept of each log file.", 0, 50),
+    },
     "keys": {},  # binding id -> key, e.g. `keys: {focus_memory: f2}`; any id is accepted
     ROOT: {
         "context_file_max_chars": S(20_000, "Characters kept of each project context file.", 100),

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from engine.memory_snapshot import MemorySnapshot
 
 JOURNAL_KIND = "memory"
+WRITE_ATTEMPTS = 5  # reads and redos of one change while the file is being edited by hand
 DONE_NOTE = "Write saved. This update is complete — do not repeat it."
 
 
@@ -452,18 +453,25 @@ class MemoryStore:
                 self._folder_ready = True
             path = self.real_path()
             with self._locked(path):
-                state = self.state(backup_on_error=True)
-                self._note_external_edit(state.raw)
-                if guard_drift and state.drift:
-                    return self._drift_refusal(state.raw)
-                outcome = change(state)
-                if isinstance(outcome, dict):
-                    return outcome
-                new_raw, message = outcome
-                if new_raw != state.raw:
-                    write_memory_file(path, new_raw)
-                    self._journal(action, who or self.who, state.raw, new_raw, summary)
-                return self.success(message, parse_entries(new_raw))
+                for _ in range(WRITE_ATTEMPTS):
+                    state = self.state(backup_on_error=True)
+                    self._note_external_edit(state.raw)
+                    if guard_drift and state.drift:
+                        return self._drift_refusal(state.raw)
+                    outcome = change(state)
+                    if isinstance(outcome, dict):
+                        return outcome
+                    new_raw, message = outcome
+                    if new_raw == state.raw:
+                        return self.success(message, parse_entries(new_raw))
+                    written = write_memory_file(path, new_raw, expect=state.raw)
+                    if written is not None:  # else edited by hand meanwhile: read it again, redo the change
+                        self._journal(action, who or self.who, state.raw, written, summary)
+                        return self.success(message, parse_entries(written))
+                return _error(
+                    f"{self.filename} kept changing while it was being written (edited outside hws?); "
+                    "nothing was written. Retry in a moment."
+                )
         except MemoryRefused as refused:
             return refused.result
         except (WriteError, OSError) as exc:
