@@ -7,14 +7,16 @@ engine's `IdentityPair`; this widget only draws it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-IdentityPair = Any  # engine.providers.identity.IdentityPair (not imported: widgets take data only)
+if TYPE_CHECKING:
+    from engine.providers.identity import IdentityPair
+
 CONFLICT, AGREE, ONLY_OBSERVED, ONLY_STATED = "bold $error", "$success", "$warning", ""
 MAX_DRIFT_LINES = 6
 
