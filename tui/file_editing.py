@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual.css.query import NoMatches
+
 from engine import editing
 from engine.atomic import content_hash
 from engine.text_merge import merge_with_markers
@@ -71,6 +73,8 @@ class EditorController:
         self.app.run_worker(load, thread=True, group=f"edit-load-{id(editor)}", description="open a file")
 
     def _opened(self, editor: FileEditor, loaded: editing.Loaded) -> None:
+        if not editor.is_mounted:
+            return
         target = loaded.target
         editor.open(target, target.label, target.language, loaded.text, loaded.digest)
         self.schedule_check(editor, delay=0)
@@ -115,7 +119,10 @@ class EditorController:
 
     def _checked(self, editor: FileEditor, target: Any, text: str, result: Any) -> None:
         if editor.target is target and editor.is_mounted:
-            editor.show_check(result)
+            try:
+                editor.show_check(result)
+            except NoMatches:  # the app closed while the check ran: its parts are already gone
+                pass
 
     # -- saving -------------------------------------------------------------------------------------
 

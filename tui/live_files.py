@@ -152,7 +152,7 @@ class LiveFilesMixin:
         """Send each change to what shows it: panes, open editors, the next-session bar, the identity view."""
         main = self.app.main_screen
         stores = {c.store for c in changes}
-        if main is not None and main.is_mounted:
+        if main is not None and main.is_mounted and not _closing(self):
             if stores & {"memory", "user"}:
                 self._refresh_pane(
                     main.memory, [c for c in changes if c.store in ("memory", "user")], external
@@ -281,7 +281,7 @@ class LiveFilesMixin:
             drift = SessionDrift(drift.soul, False, drift.skills_detail, ())
         self.session_drift = drift
         main = self.app.main_screen
-        if main is not None and main.is_mounted:
+        if main is not None and main.is_mounted and not _closing(self):
             main.next_session.show(drift)
             budget = main.budget
             mark = getattr(budget, "mark_layer_changed", None)  # issue 7's per-layer gauges, when present
@@ -374,3 +374,8 @@ def _skill_name(home: Any, path: Any) -> str:
 
     folder = skill_dir_for(home, path)
     return folder.name if folder is not None else ""
+
+
+def _closing(app: Any) -> bool:
+    """True once the app has begun to close: its screens' parts are being removed and queries fail."""
+    return bool(getattr(app, "_closing", False) or getattr(app, "_exit", False))
