@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 from tui.file_editing import EditorController
-from tui.watcher import FileChange, HomeChanged, HomeWatcher, WatchStatus
+from tui.watcher import FileChange, HomeChanged, HomeWatcher, OwnWritesLanded, WatchStatus
 from widgets.file_editor import FileEditor
 from widgets.next_session import SessionDrift
 
@@ -147,6 +147,11 @@ class LiveFilesMixin:
 
     def on_home_changed(self, message: HomeChanged) -> None:
         self.route_changes(list(message.changes), external=True)
+
+    def on_own_writes_landed(self, message: OwnWritesLanded) -> None:
+        """The agent (or one editor) wrote a file: other editors of it follow or flag it, nothing else."""
+        if not _closing(self):
+            self.editor_controller.files_changed(message.changes, own=True)
 
     def route_changes(self, changes: list[FileChange], external: bool) -> None:
         """Send each change to what shows it: panes, open editors, the next-session bar, the identity view."""
