@@ -79,6 +79,9 @@ class EditorController:
         target = loaded.target
         editor.open(target, target.label, target.language, loaded.text, loaded.digest)
         self.schedule_check(editor, delay=0)
+        opened = getattr(editor.screen, "file_opened", None)
+        if opened is not None:
+            opened(editor)
 
     def open_state(
         self, editor: FileEditor, target: Any, text: str, digest: str, loaded_text: str, note: str = ""
