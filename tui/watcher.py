@@ -195,7 +195,7 @@ class HomeWatcher:
         remember_max_bytes: int = 262_144,
         registry: SelfWrites = REGISTRY,
         on_changes: Callable[[list[FileChange]], None] | None = None,
-        observer_factory: Callable[[str, float], Any] = _default_observer,
+        observer_factory: Callable[[str, float], Any] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.home = home
@@ -207,7 +207,7 @@ class HomeWatcher:
         self.remember_max_bytes = remember_max_bytes
         self.registry = registry
         self.on_changes = on_changes
-        self.observer_factory = observer_factory
+        self.observer_factory = observer_factory or _default_observer  # looked up now: tests can swap it
         self.clock = clock
         self.active_mode = "off"
         self.reason = ""
