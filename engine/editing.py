@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from engine.home import Home
 
 KINDS = ("soul", "memory", "user", "skill", "skill_file")
+ABSENT = "absent"  # the digest a save expects when the file was deleted and the buffer is to be written back
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 
 
@@ -275,22 +276,32 @@ def _save_skill(home: Home, config: Config, target: EditTarget, text: str, expec
             data = target.path.read_bytes()
         except FileNotFoundError:
             data = None
-        if data is not None and content_hash(data) == expect:
+        if (data is None and expect == ABSENT) or (data is not None and content_hash(data) == expect):
             return None
         disk = "" if data is None else data.decode("utf-8", errors="replace")
         conflict.update(disk=disk, gone=data is None)
         return {"success": False, "error": f"{target.label} changed on disk since it was opened."}
 
     manager = SkillManager(SkillLibrary(home, config), who="user")
-    if target.kind == "skill":
+    if target.kind == "skill" and expect == ABSENT and not target.path.exists():
+        args = {
+            "action": "create",
+            "name": target.skill,
+            "content": text,
+            "category": _category(home, target),
+        }
+    elif target.kind == "skill":
         args = {"action": "edit", "name": target.skill, "content": text}
     else:
         args = {"action": "write_file", "name": target.skill, "file_path": target.rel, "file_content": text}
     outcome = manager.run(args, precondition=still_as_loaded)
     if conflict:
-        if conflict["gone"]:
+        if conflict["gone"]:  # the choice is the person's: write the buffer back, or let it go
             return SaveResult(
-                "refused", f"Not saved: {target.label} was deleted on disk; nothing was written."
+                "conflict",
+                f"{target.label} was deleted on disk since it was opened. Nothing was written.",
+                disk="",
+                digest=ABSENT,
             )
         disk = str(conflict["disk"])
         return SaveResult(
@@ -300,3 +311,10 @@ def _save_skill(home: Home, config: Config, target: EditTarget, text: str, expec
         return SaveResult("refused", f"Not saved: {outcome.get('error', 'the skill store refused it')}")
     saved = disk_text(target) or ""
     return SaveResult("saved", outcome.get("message", f"{target.label} saved."), saved, content_hash(saved))
+
+
+def _category(home: Home, target: EditTarget) -> str:
+    """The category folder a deleted SKILL.md lived in ('' when it sat directly under skills/)."""
+    folder = Path(os.path.abspath(target.path)).parent.parent
+    skills = Path(os.path.abspath(home.skills))
+    return "" if folder == skills else folder.relative_to(skills).as_posix()

@@ -453,9 +453,10 @@ class MemoryStore:
                 self._folder_ready = True
             path = self.real_path()
             with self._locked(path):
+                lost_race: str | None = None  # what the file held when a hand edit beat our last attempt
                 for _ in range(WRITE_ATTEMPTS):
                     state = self.state(backup_on_error=True)
-                    self._note_external_edit(state.raw)
+                    self._note_external_edit(state.raw, lost_race)
                     if guard_drift and state.drift:
                         return self._drift_refusal(state.raw)
                     outcome = change(state)
@@ -465,9 +466,13 @@ class MemoryStore:
                     if new_raw == state.raw:
                         return self.success(message, parse_entries(new_raw))
                     written = write_memory_file(path, new_raw, expect=state.raw)
-                    if written is not None:  # else edited by hand meanwhile: read it again, redo the change
-                        self._journal(action, who or self.who, state.raw, written, summary)
-                        return self.success(message, parse_entries(written))
+                    if written is None:  # edited by hand meanwhile: read it again, redo the change
+                        lost_race = state.raw
+                        continue
+                    self._journal(action, who or self.who, state.raw, new_raw, summary)
+                    if written != new_raw:  # text appended by hand during the rename was carried over
+                        self._journal("edit", "external", new_raw, written, "appended outside hws meanwhile")
+                    return self.success(message, parse_entries(written))
                 return _error(
                     f"{self.filename} kept changing while it was being written (edited outside hws?); "
                     "nothing was written. Retry in a moment."
@@ -493,13 +498,22 @@ class MemoryStore:
         except MemoryRefused:
             return None
 
-    def _note_external_edit(self, raw: str) -> JournalEntry | None:
-        """If the file changed since our last journaled write, journal that edit as `external` first."""
+    def _note_external_edit(self, raw: str, lost_race: str | None = None) -> JournalEntry | None:
+        """If the file changed since our last journaled write, journal that edit as `external` first.
+
+        `lost_race` is what the file held when a hand edit made our compare-and-swap fail: with no
+        journaled write to compare against (a fresh home), it is the edit's `before`.
+        """
         with contextlib.suppress(WriteError, JournalError, OSError):
             last = self.journal.last(JOURNAL_KIND, self.target)
-            if last is None or last.after_hash == blob_hash(raw):
+            if last is None:
+                if lost_race is None or lost_race == raw:
+                    return None
+                previous = lost_race
+            elif last.after_hash == blob_hash(raw):
                 return None
-            previous = self.journal.text(last.after_hash) if last.after_hash else ""
+            else:
+                previous = self.journal.text(last.after_hash) if last.after_hash else ""
             return self.journal.record(
                 JOURNAL_KIND,
                 self.target,

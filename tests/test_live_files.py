@@ -160,3 +160,34 @@ async def test_an_invalid_skill_save_is_refused_with_the_yaml_line_and_the_buffe
         assert "line 3: YAML error" in str(editor.query_one(".file-note").content)
         assert editor.text == broken
         assert path.read_text(encoding="utf-8") == SKILL
+
+
+async def test_when_file_events_cannot_start_the_app_polls_and_the_status_bar_says_so(
+    monkeypatch: Any,
+) -> None:
+    """The inotify watch limit cannot be reached from a test: the events observer fails as it would."""
+    import errno
+
+    from tui import watcher as watcher_module
+
+    real_observer = watcher_module._default_observer
+
+    def no_inotify(kind: str, poll_interval: float) -> Any:
+        if kind == "events":
+            raise OSError(errno.ENOSPC, "inotify watch limit reached")
+        return real_observer(kind, poll_interval)
+
+    monkeypatch.setattr(watcher_module, "_default_observer", no_inotify)
+    app = make_app(MODEL_CONFIG + "watch:\n  poll_interval: 0.2\n")
+    user = app.home.memories / "USER.md"
+    user.write_text("Name: Dana", encoding="utf-8")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await watching(pilot)
+        status = app.main_screen.status
+        assert await wait_for(pilot, lambda: status.state.files == "files: polling every 0.2s")
+        assert app.watch_mode == "polling"
+        memory = app.main_screen.memory
+        before = len(pane_lines(memory))
+        replace_atomically(user, "Name: Dana\n§\nPolled, not evented")
+        assert await wait_for(pilot, lambda: len(pane_lines(memory)) > before)
+        assert "USER.md modified on disk (external)" in pane_lines(memory)[-1]

@@ -32,8 +32,10 @@ async def editors_ready(pilot: Any) -> None:
     screen = pilot.app.screen
     assert await wait_for(pilot, lambda: screen.left.has_file and screen.right.has_file)
     assert await wait_for(pilot, lambda: screen.left.check is not None and screen.right.check is not None)
+    assert await wait_for(pilot, lambda: screen.left.area.has_focus)  # the first pane takes focus on load
     for editor in (screen.left, screen.right):
-        editor.area.cursor_blink = False
+        editor.area.cursor_blink = False  # a focused editor now draws a steady cursor
+        editor.area.refresh()  # lines cached during a blink phase would otherwise keep (or lack) it
     await pilot.pause()
 
 

@@ -134,6 +134,9 @@ def test_a_skill_folder_moved_in_whole_reports_its_files(home: Home, watched: An
     (outside / "references" / "rules.md").write_text("rules", encoding="utf-8")
     shutil.move(str(outside), str(home.skills / "lint"))
     changes = inbox.wait_changes()
+    if len(changes) < 2:  # the folder's files may be found in two looks; each is still reported once
+        changes = inbox.wait_changes(2)
+    changes += inbox.quiet()[len(changes) :]
     assert sorted(c.path.name for c in changes) == ["SKILL.md", "rules.md"]
     assert {c.kind for c in changes} == {"created"}
 

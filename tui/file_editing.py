@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual.css.query import NoMatches
+
 from engine import editing
 from engine.atomic import content_hash
 from engine.text_merge import merge_with_markers
@@ -45,6 +47,7 @@ class EditorController:
         self.app = app
         self.editors: weakref.WeakSet[FileEditor] = weakref.WeakSet()
         self._timers: dict[int, Timer] = {}
+        self._saving: set[int] = set()  # editors whose save is running (their own write is no news)
 
     @property
     def home(self) -> Any:
@@ -71,9 +74,14 @@ class EditorController:
         self.app.run_worker(load, thread=True, group=f"edit-load-{id(editor)}", description="open a file")
 
     def _opened(self, editor: FileEditor, loaded: editing.Loaded) -> None:
+        if not editor.is_mounted:
+            return
         target = loaded.target
         editor.open(target, target.label, target.language, loaded.text, loaded.digest)
         self.schedule_check(editor, delay=0)
+        opened = getattr(editor.screen, "file_opened", None)
+        if opened is not None:
+            opened(editor)
 
     def open_state(
         self, editor: FileEditor, target: Any, text: str, digest: str, loaded_text: str, note: str = ""
@@ -115,7 +123,10 @@ class EditorController:
 
     def _checked(self, editor: FileEditor, target: Any, text: str, result: Any) -> None:
         if editor.target is target and editor.is_mounted:
-            editor.show_check(result)
+            try:
+                editor.show_check(result)
+            except NoMatches:  # the app closed while the check ran: its parts are already gone
+                pass
 
     # -- saving -------------------------------------------------------------------------------------
 
@@ -128,15 +139,21 @@ class EditorController:
         base = expect if expect is not None else editor.base_digest
 
         def run() -> None:
-            result = editing.save(self.home, self.config, target, text, base)
+            try:
+                result = editing.save(self.home, self.config, target, text, base)
+            except Exception:
+                self.app.call_from_thread(self._saving.discard, id(editor))
+                raise
             self.app.call_from_thread(self._saved, editor, target, text, result, forced)
 
+        self._saving.add(id(editor))
         self.app.run_worker(run, thread=True, group=f"edit-save-{id(editor)}", description="save a file")
 
     def _saved(
         self, editor: FileEditor, target: Any, text: str, result: editing.SaveResult, forced: bool
     ) -> None:
-        if editor.target is not target:
+        self._saving.discard(id(editor))
+        if editor.target is not target or not editor.is_mounted:
             return
         if result.status == "conflict":
             self._conflict(editor, text, result)
@@ -225,19 +242,25 @@ class EditorController:
 
     # -- the watcher's news -------------------------------------------------------------------------
 
-    def files_changed(self, changes: Iterable[FileChange]) -> None:
-        """A file open in an editor changed on disk: reload an untouched buffer, flag a modified one."""
+    def files_changed(self, changes: Iterable[FileChange], own: bool = False) -> None:
+        """A file open in an editor changed on disk: reload an untouched buffer, flag a modified one.
+
+        `own`: this process wrote it (the agent's tools, or an editor's save, which that editor
+        already knows about).
+        """
         by_path = {os.path.abspath(c.path): c for c in changes}
         for editor in list(self.editors):
             target = editor.target
-            if target is None or not editor.is_mounted:
+            if target is None or not editor.is_mounted or (own and id(editor) in self._saving):
                 continue
             change = by_path.get(os.path.abspath(target.path))
             if change is None:
                 continue
             if change.kind == "deleted":
                 editor.disk_differs = True
-                editor.note("Deleted on disk; ctrl+s writes your buffer back.", "warning")
+                editor.note(
+                    "Deleted on disk; your buffer is kept, and ctrl+s offers to write it back.", "warning"
+                )
                 continue
             if change.after is None:
                 editor.disk_differs = True

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 from tui.file_editing import EditorController
-from tui.watcher import FileChange, HomeChanged, HomeWatcher, WatchStatus
+from tui.watcher import FileChange, HomeChanged, HomeWatcher, OwnWritesLanded, WatchStatus
 from widgets.file_editor import FileEditor
 from widgets.next_session import SessionDrift
 
@@ -100,11 +100,17 @@ class LiveFilesMixin:
             remember_max_bytes=int(watch.remember_max_bytes),
             on_changes=self._journal_external,
         )
+        if getattr(self, "_live_files_stopped", False):
+            return  # the app closed before its watcher could start
         self.watcher = watcher
         watcher.start()
+        if getattr(self, "_live_files_stopped", False):  # closed while starting: do not leave it running
+            watcher.stop()
+            return
         self._baseline = self._disk_layers()  # what a session started now would see
 
     def stop_live_files(self) -> None:
+        self._live_files_stopped = True
         watcher = getattr(self, "watcher", None)
         if watcher is not None:
             watcher.stop()
@@ -142,11 +148,16 @@ class LiveFilesMixin:
     def on_home_changed(self, message: HomeChanged) -> None:
         self.route_changes(list(message.changes), external=True)
 
+    def on_own_writes_landed(self, message: OwnWritesLanded) -> None:
+        """The agent (or one editor) wrote a file: other editors of it follow or flag it, nothing else."""
+        if not _closing(self):
+            self.editor_controller.files_changed(message.changes, own=True)
+
     def route_changes(self, changes: list[FileChange], external: bool) -> None:
         """Send each change to what shows it: panes, open editors, the next-session bar, the identity view."""
         main = self.app.main_screen
         stores = {c.store for c in changes}
-        if main is not None and main.is_mounted:
+        if main is not None and main.is_mounted and not _closing(self):
             if stores & {"memory", "user"}:
                 self._refresh_pane(
                     main.memory, [c for c in changes if c.store in ("memory", "user")], external
@@ -275,7 +286,7 @@ class LiveFilesMixin:
             drift = SessionDrift(drift.soul, False, drift.skills_detail, ())
         self.session_drift = drift
         main = self.app.main_screen
-        if main is not None and main.is_mounted:
+        if main is not None and main.is_mounted and not _closing(self):
             main.next_session.show(drift)
             budget = main.budget
             mark = getattr(budget, "mark_layer_changed", None)  # issue 7's per-layer gauges, when present
@@ -368,3 +379,8 @@ def _skill_name(home: Any, path: Any) -> str:
 
     folder = skill_dir_for(home, path)
     return folder.name if folder is not None else ""
+
+
+def _closing(app: Any) -> bool:
+    """True once the app has begun to close: its screens' parts are being removed and queries fail."""
+    return bool(getattr(app, "_closing", False) or getattr(app, "_exit", False))

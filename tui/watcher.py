@@ -105,6 +105,19 @@ class HomeChanged(Message):
         return f"HomeChanged({[(c.store, c.kind, c.path.name) for c in self.changes]})"
 
 
+class OwnWritesLanded(Message):
+    """Files this process wrote (the agent's tools, an editor's save) reached the disk.
+
+    Not an edit to show or journal (that would be an echo), but an open editor of the same file
+    must still learn that the disk moved on, so an untouched buffer follows it and a modified one
+    is flagged before its save.
+    """
+
+    def __init__(self, changes: tuple[FileChange, ...]) -> None:
+        super().__init__()
+        self.changes = changes
+
+
 class WatchStatus(Message):
     """How the home is watched: `events`, `polling` (with the reason) or `off`."""
 
@@ -182,7 +195,7 @@ class HomeWatcher:
         remember_max_bytes: int = 262_144,
         registry: SelfWrites = REGISTRY,
         on_changes: Callable[[list[FileChange]], None] | None = None,
-        observer_factory: Callable[[str, float], Any] = _default_observer,
+        observer_factory: Callable[[str, float], Any] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.home = home
@@ -194,7 +207,7 @@ class HomeWatcher:
         self.remember_max_bytes = remember_max_bytes
         self.registry = registry
         self.on_changes = on_changes
-        self.observer_factory = observer_factory
+        self.observer_factory = observer_factory or _default_observer  # looked up now: tests can swap it
         self.clock = clock
         self.active_mode = "off"
         self.reason = ""
@@ -394,6 +407,7 @@ class HomeWatcher:
 
     def _flush(self, paths: list[str]) -> None:
         changes: list[FileChange] = []
+        own: list[FileChange] = []
         for path in paths:
             now = self._read(path)
             with self._cond:
@@ -410,8 +424,6 @@ class HomeWatcher:
                     self._seen[path] = now
             if before is None and now.digest == ABSENT:
                 continue  # created and removed within one quiet period
-            if self.registry.claim(path, now.digest if now.digest != ABSENT else "absent"):
-                continue  # this process wrote exactly this: no echo
             home_path = self._home_path(path)
             store = classify(self.home, home_path)
             if store is None:
@@ -420,7 +432,13 @@ class HomeWatcher:
                 kind = "modified"
             else:
                 kind = "deleted" if now.digest == ABSENT else ("created" if before is None else "modified")
-            changes.append(FileChange(home_path, store, kind, before.text if before else None, now.text))
+            change = FileChange(home_path, store, kind, before.text if before else None, now.text)
+            if self.registry.claim(path, now.digest if now.digest != ABSENT else "absent"):
+                own.append(change)  # this process wrote exactly this: no echo, only open editors hear
+                continue
+            changes.append(change)
+        if own:
+            self.post(OwnWritesLanded(tuple(own)))
         if not changes:
             return
         self.flushes += 1

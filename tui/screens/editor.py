@@ -42,6 +42,7 @@ class EditorScreen(Screen[None]):
         super().__init__()
         self.initial = initial
         self._opened_initial = False
+        self._focus_when_open: FileEditor | None = None  # the pane that takes focus once its file loads
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -70,7 +71,15 @@ class EditorScreen(Screen[None]):
             for editor, name in zip((self.left, self.right), self.initial, strict=False):
                 if name:
                     self.open_named(editor, name)
-        self.call_after_refresh(self.left.area.focus)
+            self._focus_when_open = self.left if self.initial[0] else None
+        self.call_after_refresh(self.left.area.focus)  # works when the file is already shown
+
+    def file_opened(self, editor: FileEditor) -> None:
+        """A pane's file finished loading: the first pane gets the focus its hidden editor could not take."""
+        if editor is self._focus_when_open:
+            self._focus_when_open = None
+            if self.focused is None or self.focused is self.left.area:
+                editor.area.focus()
 
     def open_named(self, editor: FileEditor, name: str) -> None:
         from engine.editing import EditError, find_target
