@@ -118,16 +118,24 @@ def secret_values(variables: Mapping[str, str]) -> list[str]:
     return [value for name, value in variables.items() if value and SECRET_NAME.search(name)]
 
 
-def _secret_settings(tree: Any) -> list[str]:
-    """String values under secret-named keys anywhere in a config mapping (`model.api_key`, …)."""
+def _secret_settings(tree: Any, seen: set[int] | None = None) -> list[str]:
+    """String values under secret-named keys anywhere in a config mapping (`model.api_key`, …).
+
+    Each container is visited once: YAML aliases share objects, and an alias bomb must not explode here.
+    """
+    seen = set() if seen is None else seen
+    if id(tree) in seen:
+        return []
+    seen.add(id(tree))
     found: list[str] = []
     if isinstance(tree, dict):
         for name, value in tree.items():
             if isinstance(value, str) and SECRET_NAME.search(str(name).upper()):
                 found.append(value)
             elif isinstance(value, (dict, list)):
-                found += _secret_settings(value)
+                found += _secret_settings(value, seen)
     elif isinstance(tree, list):
         for item in tree:
-            found += _secret_settings(item)
+            if isinstance(item, (dict, list)):
+                found += _secret_settings(item, seen)
     return found
