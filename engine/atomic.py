@@ -49,6 +49,7 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp_name, mode)
+        _note_self_write(path, data)
         os.replace(tmp_name, path)
     except OSError as exc:
         with contextlib.suppress(OSError):
@@ -97,6 +98,7 @@ def compare_and_replace(
             now = _read_fd(old_fd) if old_fd >= 0 else None
             if now != expected or (old_fd < 0 and path.exists()):
                 raise Changed(f"{path} was changed by another program while it was being written.")
+            _note_self_write(path, data)
             os.replace(tmp_name, path)
         except BaseException as exc:
             with contextlib.suppress(OSError):
@@ -126,6 +128,13 @@ def _read_fd(fd: int) -> bytes:
     while chunk := os.read(fd, 65536):
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _note_self_write(path: Path, data: bytes) -> None:
+    """Tell the self-write registry (read by the workstation's file watcher) before the rename lands."""
+    from engine import self_writes  # imported late: it imports this module
+
+    self_writes.note(path, data)
 
 
 def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.atomic import WriteError, describe_os_error
+from engine.atomic import WriteError, content_hash, describe_os_error
 from engine.config import Config, load_config
 from engine.home import Home
 from engine.journal import Journal, JournalEntry, JournalError, blob_hash
@@ -333,6 +333,36 @@ class MemoryStore:
         if action == "remove":
             return self.remove(old_text)
         return _error(f"Unknown action '{action}'. Use: add, replace, remove")
+
+    def write_all(self, text: str, expect: str | None = None, who: str | None = None) -> dict[str, Any]:
+        """Replace the whole file with the entries of `text` (the workstation's editor saves this way).
+
+        `expect` is the content hash (`engine.atomic.content_hash`) of the file as the editor loaded
+        it; if the file holds something else now, nothing is written and the result carries
+        `conflict: True` and the text on disk, so the editor can show both instead of overwriting.
+        """
+        entries = parse_entries(text)
+        for number, entry in enumerate(entries, start=1):
+            blocked = first_threat_message(entry, "strict")
+            if blocked:
+                return _error(f"Entry {number}: {blocked}")
+        total = char_count(entries)
+        if total > self.limit:
+            return _error(
+                f"{self.filename} would hold {total:,}/{self.limit:,} chars; shorten or remove entries.",
+                usage=f"{total:,}/{self.limit:,}",
+            )
+
+        def change(state: DiskState) -> tuple[str, str] | dict[str, Any]:
+            if expect is not None and content_hash(state.raw) != expect:
+                return _error(
+                    f"{self.filename} changed on disk since it was opened; nothing was written.",
+                    conflict=True,
+                    disk=state.raw,
+                )
+            return serialize(entries), f"{self.filename} saved."
+
+        return self._write("edit", change, who=who, summary=f"edited {self.filename} in hws")
 
     # ── undo ─────────────────────────────────────────────────────────────────────────────────────
     def undo(self, entry: JournalEntry) -> dict[str, Any]:

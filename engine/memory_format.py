@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from engine import self_writes
 from engine.atomic import Changed, WriteError, compare_and_replace, describe_os_error
 
 DELIMITER = "\n§\n"
@@ -108,6 +109,7 @@ def write_memory_file(path: Path, text: str, expect: str | None = None) -> str |
                 handle.write(text.encode("utf-8"))
                 handle.flush()
                 os.fsync(handle.fileno())
+            self_writes.note(path, text)  # before the rename, so a watcher never sees it unannounced
             os.replace(tmp, path)
         except BaseException as exc:
             with contextlib.suppress(OSError):

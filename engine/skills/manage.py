@@ -12,7 +12,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -207,8 +207,14 @@ class SkillManager:
 
     # -- actions -----------------------------------------------------------------------------------
 
-    def run(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Dispatch one skill_manage call (the tool's argument dict) and return the tool's result dict."""
+    def run(
+        self, args: dict[str, Any], precondition: Callable[[], dict[str, Any] | None] | None = None
+    ) -> dict[str, Any]:
+        """Dispatch one skill_manage call (the tool's argument dict) and return the tool's result dict.
+
+        `precondition` runs under the skills lock before the action; a dict it returns is the result
+        and nothing is written (the editor checks there that the file is still as it loaded it).
+        """
         action = args.get("action")
         if action not in ACTIONS:
             return error(f"Unknown action {action!r}; use one of: {', '.join(ACTIONS)}.")
@@ -216,6 +222,9 @@ class SkillManager:
             return error("name is required.")
         try:
             with self.lock():
+                refused = precondition() if precondition is not None else None
+                if refused is not None:
+                    return refused
                 handler = getattr(self, f"_{action}")
                 return handler(args)
         except Changed as exc:
