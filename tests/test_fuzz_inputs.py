@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import string
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,6 +38,8 @@ FUZZ = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
+RUNS: Counter[str] = Counter()  # examples each property ran, printed at the end of the module
+SLOW = bool(os.environ.get("HWS_SLOW"))
 BUG = ("TypeError", "AttributeError", "KeyError", "IndexError", "RecursionError", "UnboundLocalError")
 
 # ── the hostile files every loader meets ────────────────────────────────────────────────────────────
@@ -123,6 +126,7 @@ def test_config_that_is_not_a_file_is_a_sentence(kind: str, hermes_home: Path, t
 @FUZZ
 @given(data=st.binary(max_size=3000))
 def test_config_loader_never_raises_anything_but_config_error(data: bytes, tmp_path: Path) -> None:
+    RUNS["test_config_loader_never_raises_anything_but_config_error"] += 1
     root = tmp_path / "fuzz-config"
     root.mkdir(exist_ok=True)
     (root / "config.yaml").write_bytes(data)
@@ -138,6 +142,7 @@ YAMLISH = st.text(alphabet=string.printable + "§é中\t", max_size=400)
 @FUZZ
 @given(text=YAMLISH, env=st.text(alphabet=string.printable + "\x00é", max_size=200))
 def test_yaml_like_config_and_env_text(text: str, env: str, tmp_path: Path) -> None:
+    RUNS["test_yaml_like_config_and_env_text"] += 1
     root = tmp_path / "fuzz-yaml"
     root.mkdir(exist_ok=True)
     (root / "config.yaml").write_text(text, encoding="utf-8")
@@ -189,6 +194,7 @@ def test_memory_paths_that_are_not_files(kind: str, hermes_home: Path, tmp_path:
 @FUZZ
 @given(text=st.text(max_size=600), entry=st.text(max_size=120))
 def test_memory_store_on_any_text(text: str, entry: str, tmp_path: Path) -> None:
+    RUNS["test_memory_store_on_any_text"] += 1
     home = Home(tmp_path / "fuzz-memory").ensure()
     path = home.memories / "MEMORY.md"
     try:
@@ -258,6 +264,7 @@ def test_skill_trees_with_traps(kind: str, hermes_home: Path) -> None:
 @FUZZ
 @given(front=st.text(alphabet=string.printable + "é中\x00\x1b", max_size=300))
 def test_frontmatter_of_any_text(front: str, tmp_path: Path) -> None:
+    RUNS["test_frontmatter_of_any_text"] += 1
     home = Home(tmp_path / "fuzz-skill").ensure()
     path = home.skills / "fuzzed" / "SKILL.md"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -286,6 +293,7 @@ def test_hostile_scenario_files_are_a_sentence(name: str, tmp_path: Path, hermes
 @FUZZ
 @given(text=YAMLISH)
 def test_scenario_parser_never_raises_anything_but_scenario_error(text: str) -> None:
+    RUNS["test_scenario_parser_never_raises_anything_but_scenario_error"] += 1
     try:
         parse_scenario("rules:\n" + text)
     except ScenarioError as exc:
@@ -353,6 +361,8 @@ def test_hostile_search_queries(query: str, populated: Home) -> None:
 @FUZZ
 @given(query=st.text(max_size=80))
 def test_search_of_any_text(query: str, populated: Home) -> None:
+    RUNS["test_search_of_any_text"] += 1
+
     async def search() -> None:
         store = await SessionStore.open(populated.state_db)
         try:
@@ -437,6 +447,7 @@ TOOL_NAMES = ["read_file", "write_file", "patch", "search_files", "terminal", "t
 @FUZZ
 @given(name=st.sampled_from(TOOL_NAMES), arguments=st.dictionaries(st.text(max_size=12), JSONISH, max_size=5))
 async def test_any_arguments_for_any_tool(name: str, arguments: dict[str, object], bench) -> None:  # type: ignore[no-untyped-def]
+    RUNS["test_any_arguments_for_any_tool"] += 1
     if name == "terminal":
         arguments.pop("command", None)  # never run random commands; the rest of its schema is fuzzed
     outcome = await asyncio.wait_for(bench.call(name, arguments), timeout=20)
@@ -451,6 +462,7 @@ async def test_any_raw_argument_text(raw: str, bench) -> None:  # type: ignore[n
 
 
 def test_the_real_cli_prints_sentences_for_a_broken_home(hermes_home: Path) -> None:
+    RUNS["test_any_raw_argument_text"] += 1
     """The console script itself (a separate process) on a home whose every file is hostile."""
     home = Home.resolve(hermes_home).ensure()
     _place(home.config_file, HOSTILE_TEXTS["anchor bomb"])
@@ -465,3 +477,46 @@ def test_the_real_cli_prints_sentences_for_a_broken_home(hermes_home: Path) -> N
         ["run", "--scripted", "hi"],
     ):
         assert_clean_exit(hws(*argv, home=home.root))
+
+
+# ── the console script, as a separate process, on every hostile file at once ───────────────────────
+
+CONSOLE_KINDS = sorted(HOSTILE_TEXTS) if SLOW else ["NUL bytes", "anchor bomb", "deep YAML", "non-UTF-8"]
+
+
+@pytest.mark.parametrize("name", CONSOLE_KINDS)
+def test_the_console_script_on_hostile_files(name: str, tmp_path: Path) -> None:
+    """`hws` subcommands (real processes) on a hostile config, or hostile memory, skill and scenario files."""
+    data = HOSTILE_TEXTS[name]
+    broken_config = Home(tmp_path / "config-home").ensure()
+    _place(broken_config.config_file, data)
+    for argv in (["config"], ["memory", "show"], ["run", "--scripted", "hi"]):
+        assert_clean_exit(hws(*argv, home=broken_config.root))
+    home = Home(tmp_path / "files-home").ensure()
+    _place(home.memories / "MEMORY.md", data)
+    _place(home.memories / "USER.md", data)
+    _place(home.skills / "hostile" / "SKILL.md", _skill_frontmatter(data[:2_000_000]))
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_bytes(data)
+    for argv in (
+        ["memory", "show"],
+        ["memory", "add", "The kiln is in the garage."],
+        ["skills", "list"],
+        ["skills", "view", "hostile"],
+        ["prompt"],
+        ["model-server", str(scenario), "--check"],
+        ["run", "--scenario", str(scenario), "hello"],
+        ["sessions", "search", data[:200].decode("utf-8", "replace").replace("\x00", "")],
+    ):
+        assert_clean_exit(hws(*argv, home=home.root))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _print_example_counts(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    yield
+    if RUNS:
+        total = sum(RUNS.values())
+        line = f"fuzz: {total:,} generated inputs over {len(RUNS)} properties (at most {EXAMPLES} each)"
+        capture = request.config.pluginmanager.getplugin("capturemanager")
+        with capture.global_and_fixture_disabled():  # what capsys.disabled() does, for a module fixture
+            print(f"\n{line}")
