@@ -247,3 +247,43 @@ async def test_skill_view_never_reads_through_a_link_out(skills: tuple[Bench, Pa
     ):
         outcome = await bench.call("skill_view", {"name": "kiln", "file_path": file_path})
         assert SECRET not in outcome.content, file_path
+
+
+# ── servers listen on loopback only ─────────────────────────────────────────────────────────────────
+
+
+def _listening_addresses(port: int) -> set[str]:
+    """Local addresses of the sockets listening on `port`, read from /proc/net/tcp{,6}."""
+    found: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            local, state = row.split()[1], row.split()[3]
+            address, _, hex_port = local.partition(":")
+            if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                found.add(address)
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux /proc/net/tcp")
+def test_the_model_server_listens_on_loopback_only(hermes_home: Path) -> None:
+    """`hws model-server` (our only server command) binds 127.0.0.1, never every interface."""
+    import re
+    import signal
+
+    from tests.fault_support import hws_popen
+
+    hermes_home.mkdir(parents=True, exist_ok=True)
+    server = hws_popen("model-server", home=hermes_home, cwd=hermes_home)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/v1", line)
+        assert match, line
+        assert _listening_addresses(int(match.group(1))) == {"0100007F"}  # 127.0.0.1, and nothing else
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=20)
