@@ -234,3 +234,22 @@ def test_streamed_redaction_of_any_text(before: str, after: str, which: str, cut
     if redactor(plain) == plain:  # text without a key goes through whole, however it is cut
         cut = len(plain) // 2
         assert _streamed(redactor, [plain[:cut], plain[cut:]]) == plain
+
+
+# ── the transcript pane ──────────────────────────────────────────────────────────────────────────
+
+
+async def test_a_key_the_user_pastes_is_not_shown_in_the_transcript_pane(hermes_home: Path) -> None:
+    """The model still gets what was typed; the pane (and so the screen) shows it redacted."""
+    from tests.tui_support import MODEL_CONFIG, ScriptedAgent, make_app, settle
+    from widgets.transcript_blocks import UserBlock
+
+    agent = ScriptedAgent()
+    app = make_app(MODEL_CONFIG, agent=agent)
+    typed = f"use {SHAPED['openai']} for the call"
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.send_to_agent(typed)
+        await settle(pilot, app)
+        shown = [block.text for block in app.main_screen.transcript.query(UserBlock)]
+    assert shown == [f"use {REDACTED} for the call"]
+    assert agent.received == [typed]
