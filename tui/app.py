@@ -23,6 +23,7 @@ from textual.screen import Screen
 
 from engine.config import Config
 from engine.home import Home
+from engine.redact import Redactor
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
 from tui.agent_port import AgentPort, AgentUnavailableError, drive_turn, interrupt
@@ -168,6 +169,7 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
         self.skill_entries: list[SkillEntry] = []
         self.session_entries: list[SessionEntry] = []
         self.workdir = workdir if workdir is not None else Path.cwd()
+        self._redactor: Redactor | None = None
         self.clock = clock
         self.tui = config.tui
         self.turn_running = False
@@ -366,6 +368,11 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
                 return
         self.send_to_agent(text)
 
+    def _redact(self, text: str) -> str:
+        if self._redactor is None:
+            self._redactor = Redactor.from_config(self.config)
+        return self._redactor(text)
+
     def send_to_agent(self, text: str) -> None:
         """Start a turn with `text`, or explain why none can start."""
         main = self.main_screen
@@ -376,7 +383,7 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
             )
             return
         self.last_sent = text
-        main.post_message(messages.TurnSubmitted(text))
+        main.post_message(messages.TurnSubmitted(self._redact(text)))  # a pasted key is not shown
         if self.agent is None:
             reason = self.agent_problem or "the agent is still starting"
             if reason == "no model is configured":
