@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -28,7 +29,8 @@ def launch(argv: Sequence[str]) -> int:
     except (HomeError, ConfigError) as exc:
         print(exc, file=sys.stderr)
         return 2
-    if not sys.stdout.isatty() or not sys.stdin.isatty():
+    served = "web_driver" in os.environ.get("TEXTUAL_DRIVER", "")  # under `hws serve`: a browser tab
+    if not served and (not sys.stdout.isatty() or not sys.stdin.isatty()):
         print(
             "hws opens a full-screen workstation and needs a terminal; "
             "for scripts use the subcommands (`hws --help`).",
