@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.atomic import WriteError, describe_os_error
+from engine.atomic import WriteError, content_hash, describe_os_error
 from engine.config import Config, load_config
 from engine.home import Home
 from engine.journal import Journal, JournalEntry, JournalError, blob_hash
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from engine.memory_snapshot import MemorySnapshot
 
 JOURNAL_KIND = "memory"
+WRITE_ATTEMPTS = 5  # reads and redos of one change while the file is being edited by hand
 DONE_NOTE = "Write saved. This update is complete — do not repeat it."
 
 
@@ -327,6 +328,36 @@ class MemoryStore:
             return self.remove(old_text)
         return _error(f"Unknown action '{action}'. Use: add, replace, remove")
 
+    def write_all(self, text: str, expect: str | None = None, who: str | None = None) -> dict[str, Any]:
+        """Replace the whole file with the entries of `text` (the workstation's editor saves this way).
+
+        `expect` is the content hash (`engine.atomic.content_hash`) of the file as the editor loaded
+        it; if the file holds something else now, nothing is written and the result carries
+        `conflict: True` and the text on disk, so the editor can show both instead of overwriting.
+        """
+        entries = parse_entries(text)
+        for number, entry in enumerate(entries, start=1):
+            blocked = first_threat_message(entry, "strict")
+            if blocked:
+                return _error(f"Entry {number}: {blocked}")
+        total = char_count(entries)
+        if total > self.limit:
+            return _error(
+                f"{self.filename} would hold {total:,}/{self.limit:,} chars; shorten or remove entries.",
+                usage=f"{total:,}/{self.limit:,}",
+            )
+
+        def change(state: DiskState) -> tuple[str, str] | dict[str, Any]:
+            if expect is not None and content_hash(state.raw) != expect:
+                return _error(
+                    f"{self.filename} changed on disk since it was opened; nothing was written.",
+                    conflict=True,
+                    disk=state.raw,
+                )
+            return serialize(entries), f"{self.filename} saved."
+
+        return self._write("edit", change, who=who, summary=f"edited {self.filename} in hws")
+
     # ── undo ─────────────────────────────────────────────────────────────────────────────────────
     def undo(self, entry: JournalEntry) -> dict[str, Any]:
         """Revert one journaled change: restore the file if nothing came after, else revert its entries."""
@@ -422,18 +453,25 @@ class MemoryStore:
                 self._folder_ready = True
             path = self.real_path()
             with self._locked(path):
-                state = self.state(backup_on_error=True)
-                self._note_external_edit(state.raw)
-                if guard_drift and state.drift:
-                    return self._drift_refusal(state.raw)
-                outcome = change(state)
-                if isinstance(outcome, dict):
-                    return outcome
-                new_raw, message = outcome
-                if new_raw != state.raw:
-                    write_memory_file(path, new_raw)
-                    self._journal(action, who or self.who, state.raw, new_raw, summary)
-                return self.success(message, parse_entries(new_raw))
+                for _ in range(WRITE_ATTEMPTS):
+                    state = self.state(backup_on_error=True)
+                    self._note_external_edit(state.raw)
+                    if guard_drift and state.drift:
+                        return self._drift_refusal(state.raw)
+                    outcome = change(state)
+                    if isinstance(outcome, dict):
+                        return outcome
+                    new_raw, message = outcome
+                    if new_raw == state.raw:
+                        return self.success(message, parse_entries(new_raw))
+                    written = write_memory_file(path, new_raw, expect=state.raw)
+                    if written is not None:  # else edited by hand meanwhile: read it again, redo the change
+                        self._journal(action, who or self.who, state.raw, written, summary)
+                        return self.success(message, parse_entries(written))
+                return _error(
+                    f"{self.filename} kept changing while it was being written (edited outside hws?); "
+                    "nothing was written. Retry in a moment."
+                )
         except MemoryRefused as refused:
             return refused.result
         except (WriteError, OSError) as exc:

@@ -27,6 +27,7 @@ from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
 from tui.agent_port import AgentPort, AgentUnavailableError, drive_turn, interrupt
 from tui.commands import SLASH_COMMANDS, SessionEntry, SkillEntry, parse_slash, skill_commands
+from tui.live_files import LiveFilesMixin
 from widgets.gauge import GaugeLevels
 from widgets.prompt import PromptBox
 from widgets.status_bar import StatusState
@@ -83,7 +84,7 @@ class CopyDone(Message):
         self.chars = chars
 
 
-class HwsApp(App[int], inherit_bindings=False):
+class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
     """Hermes Workstation."""
 
     TITLE = "hws"
@@ -119,6 +120,29 @@ class HwsApp(App[int], inherit_bindings=False):
             tooltip="Sessions: recall, browse and search",
         ),
         Binding("f12", "show_keys", "keys", id="show_keys", tooltip="Show every key and its id"),
+        Binding(
+            "ctrl+e",
+            "edit",
+            "edit files",
+            id="edit_files",
+            priority=True,
+            tooltip="Edit SOUL.md, memory and skills side by side (again: back)",
+        ),
+        Binding(
+            "f6",
+            "identity",
+            "identity",
+            id="identity",
+            priority=True,  # the input (a TextArea) would take f6 for "select line"
+            tooltip="SOUL.md and USER.md beside what was observed",
+        ),
+        Binding(
+            "ctrl+n",
+            "new_session_now",
+            "new session",
+            id="new_session_now",
+            tooltip="Start a new session now (it reads SOUL.md, skills and memory from disk)",
+        ),
     ]
 
     def __init__(
@@ -228,6 +252,7 @@ class HwsApp(App[int], inherit_bindings=False):
 
     def on_mount(self) -> None:
         self._apply_keymap()
+        self.start_live_files()
         main = self.main_screen
         for warning in self.startup_warnings:
             self.notify(warning, severity="warning", timeout=12)
@@ -242,9 +267,13 @@ class HwsApp(App[int], inherit_bindings=False):
         """Every class whose bindings the keymap and the keys screen know (imports the screens)."""
         from textual.widgets import Markdown  # noqa: F401  (the transcript imports it anyway)
 
+        from tui.screens.conflict import ConflictScreen
+        from tui.screens.editor import EditorScreen
+        from tui.screens.identity import IdentityScreen
         from tui.screens.keys import KeysScreen
         from tui.screens.main import MainScreen
         from tui.screens.sessions import SessionsScreen
+        from widgets.file_editor import FileEditor
         from widgets.pane import Pane
         from widgets.prompt import PromptInput
         from widgets.transcript_blocks import ApprovalBlock
@@ -258,6 +287,10 @@ class HwsApp(App[int], inherit_bindings=False):
             "approval": ApprovalBlock,
             "sessions": SessionsScreen,
             "keys screen": KeysScreen,
+            "editor screen": EditorScreen,
+            "file editor": FileEditor,
+            "conflict": ConflictScreen,
+            "identity view": IdentityScreen,
         }
 
     def _apply_keymap(self) -> None:
@@ -426,6 +459,10 @@ class HwsApp(App[int], inherit_bindings=False):
             main.action_show_pane(name)
         elif name == "sessions":
             self.action_sessions()
+        elif name == "edit":
+            self.open_editor(*argument.split()[:2])
+        elif name == "identity":
+            self.action_identity()
         elif name == "theme":
             self.switch_theme(argument)
         elif name == "model":
@@ -465,6 +502,7 @@ class HwsApp(App[int], inherit_bindings=False):
                 self.main_screen.post_message(messages.to_message(event))
         elif asyncio.iscoroutine(result):
             await result
+        self.session_restarted()
 
     def switch_theme(self, name: str) -> None:
         if not name:
@@ -559,6 +597,13 @@ class HwsApp(App[int], inherit_bindings=False):
             ("Focus the input", "esc", main.action_focus_input),
             ("Toggle the side panes", "ctrl+b", main.action_toggle_side),
             ("Sessions", "ctrl+r · browse and search past sessions", self.action_sessions),
+            ("Edit files", "ctrl+e · SOUL.md, memory and skills side by side", self.open_editor),
+            ("Identity", "f6 · SOUL.md and USER.md beside what was observed", self.action_identity),
+            (
+                "Start a new session now",
+                "ctrl+n · reads SOUL.md, skills and memory again",
+                self.action_new_session_now,
+            ),
             ("Show the keys", "f12 · every binding and its id", self.action_show_keys),
             ("Interrupt the turn", "ctrl+c", self.action_interrupt),
             (
@@ -568,7 +613,7 @@ class HwsApp(App[int], inherit_bindings=False):
             ),
         ]
         for command in SLASH_COMMANDS:
-            if command.name in ("copy", "help", "sessions"):
+            if command.name in ("copy", "help", "sessions", "edit", "identity"):
                 continue
             entries.append((f"/{command.name}", command.help, _slash_runner(self, command.name)))
         for title, help_text, callback in entries:

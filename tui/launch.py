@@ -37,8 +37,11 @@ def launch(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return 2
+    from engine.logs import setup_logging
     from tui.agent_port import build_agent
     from tui.app import HwsApp
+
+    setup_logging(home, config)  # logs/agent.log and errors.log, secrets redacted
 
     app = HwsApp(home, config, agent_factory=build_agent)
     result = app.run()

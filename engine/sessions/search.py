@@ -37,6 +37,7 @@ from engine.sessions.fts import (
     Row,
     SearchFilters,
 )
+from engine.sessions.opening import read_only_uri
 from engine.sessions.query import ParsedQuery, Term, quote
 from engine.sessions.snippets import Highlighter
 
@@ -141,7 +142,7 @@ class Searcher:
     @property
     def q(self) -> FtsQueries:
         if self._q is None:
-            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
+            conn = sqlite3.connect(read_only_uri(self.path), uri=True, isolation_level=None)
             conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
             self._q = FtsQueries(conn, self.columns)
             conn.set_progress_handler(self._q.progress_check, PROGRESS_STEPS)

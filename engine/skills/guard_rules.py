@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 CRITICAL, HIGH, MEDIUM, LOW = "critical", "high", "medium", "low"
 SEVERITIES = (CRITICAL, HIGH, MEDIUM, LOW)
@@ -36,18 +37,51 @@ CATEGORIES = (
 
 @dataclass(frozen=True)
 class Rule:
-    """One pattern: `also` must match the line too, `unless` drops a hit, `judge` grades it (None drops)."""
+    """One pattern: `also` must match the line too, `unless` drops a hit, `judge` grades it (None drops).
+
+    The regexes are kept as text and compiled on first use: compiling every rule at import cost ~50 ms
+    on each `hws` start, and a scan only reaches the rules whose triggers occur in the skill.
+    """
 
     id: str
     category: str
     severity: str
-    pattern: re.Pattern[str]
+    pattern_source: str
     triggers: tuple[str, ...]
     description: str
-    also: tuple[re.Pattern[str], ...] = ()
-    unless: re.Pattern[str] | None = None
+    also_sources: tuple[str, ...] = ()
+    unless_source: str | None = None
     judge: Callable[[str, re.Match[str]], str | None] | None = None
-    needs: re.Pattern[str] | None = None  # the lowered line must hold one of these before the regex runs
+    needs_source: str | None = None  # the lowered line must hold one of these before the regex runs
+    flags: int = re.IGNORECASE
+    _compiled: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def _get(self, name: str, build: Callable[[], Any]) -> Any:
+        found = self._compiled.get(name, _MISSING)
+        if found is _MISSING:
+            found = self._compiled[name] = build()
+        return found
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return self._get("pattern", lambda: re.compile(self.pattern_source, self.flags))
+
+    @property
+    def also(self) -> tuple[re.Pattern[str], ...]:
+        return self._get("also", lambda: tuple(re.compile(a, re.IGNORECASE) for a in self.also_sources))
+
+    @property
+    def unless(self) -> re.Pattern[str] | None:
+        source = self.unless_source
+        return self._get("unless", lambda: re.compile(source, re.IGNORECASE) if source else None)
+
+    @property
+    def needs(self) -> re.Pattern[str] | None:
+        source = self.needs_source
+        return self._get("needs", lambda: re.compile(source) if source else None)
+
+
+_MISSING = object()
 
 
 def _rule(
@@ -71,18 +105,18 @@ def _rule(
         def judge(line: str, match: re.Match[str]) -> str | None:
             return severity if vet(match) else None
 
-    flags = 0 if case else re.IGNORECASE
     return Rule(
         id,
         category,
         severity,
-        re.compile(pattern, flags),
+        pattern,
         (triggers,) if isinstance(triggers, str) else triggers,
         description,
-        tuple(re.compile(a, re.IGNORECASE) for a in also),
-        re.compile(unless, re.IGNORECASE) if unless else None,
+        tuple(also),
+        unless,
         judge,
-        re.compile("|".join(re.escape(n) for n in needs)) if needs else None,
+        "|".join(re.escape(n) for n in needs) if needs else None,
+        0 if case else re.IGNORECASE,
     )
 
 
