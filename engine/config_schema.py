@@ -317,6 +317,9 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     "setup": {
         "check_timeout": S(20.0, "Seconds the endpoint check of `hws setup` and `hws doctor` may take.", 1),
         "check_max_tokens": S(16, "Most tokens the endpoint check asks the model for.", 1, 4096),
+        "offer_screen": S(
+            True, "Open the setup screen when the workstation starts with no model configured."
+        ),
     },
     "doctor": {
         "state_db_warn_mb": S(1024, "Size of state.db, in MiB, above which `hws doctor` warns.", 1),

@@ -43,6 +43,6 @@ def launch(argv: Sequence[str]) -> int:
 
     setup_logging(home, config)  # logs/agent.log and errors.log, secrets redacted
 
-    app = HwsApp(home, config, agent_factory=build_agent)
+    app = HwsApp(home, config, agent_factory=build_agent, offer_setup=bool(config.setup.offer_screen))
     result = app.run()
     return int(result or 0)
