@@ -21,7 +21,7 @@ from textual.binding import Binding, BindingType
 
 from engine import events
 from tui import messages
-from tui.app import HwsApp
+from tui.app import HwsApp, display_path
 
 if TYPE_CHECKING:
     from engine.config import Config
@@ -266,7 +266,9 @@ class DemoApp(HwsApp):
         from engine.demo import build_report
 
         self.report = await asyncio.to_thread(build_report, self.workspace)
-        lines = [*self.report.lines, "Checks:"]
+        root = self.workspace.home.root
+        lines = [line.replace(str(root), display_path(root)) for line in self.report.lines]
+        lines.append("Checks:")
         for result in self.report.checks:
             mark = "✓" if result.ok else "✗"
             detail = f" ({result.detail})" if result.detail else ""
@@ -275,7 +277,7 @@ class DemoApp(HwsApp):
         where = (
             "it is removed when you quit (hws demo --keep PATH keeps one)"
             if self.workspace.temporary
-            else f"it stays in {self.workspace.home.root}"
+            else f"it stays in {display_path(self.workspace.home.root)}"
         )
         self._say(
             f"The demo is over. Keep working here: the agent still runs on the demo's scripted model, in "

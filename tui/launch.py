@@ -14,7 +14,19 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         description="Open the workstation (subcommands run headless: `hws --help` lists them).",
     )
     parser.add_argument("--home", metavar="PATH", help="use this home instead of $HERMES_HOME")
+    parser.add_argument("--version", action="version", version=f"hws {version()}")
     return parser.parse_args(list(argv))
+
+
+def version() -> str:
+    """The installed package's version (a checkout that is not installed says so)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as package_version
+
+    try:
+        return package_version("hermes-workstation")
+    except PackageNotFoundError:
+        return "(not installed: run pip install .)"
 
 
 def launch(argv: Sequence[str]) -> int:
