@@ -81,9 +81,11 @@ def check_home(home: Home) -> Iterator[Finding]:
     if not os.access(root, os.W_OK):
         yield Finding("home", ERROR, f"{root} is not writable: nothing can be saved", f"chmod u+w {root}")
     for sub in (home.memories, home.skills):
-        if not sub.is_dir():
+        if not sub.exists() and not sub.is_symlink():  # a home nothing has run in yet
+            yield Finding("home", WARNING, f"{sub.name}/ does not exist yet", "run hws once to create it")
+        elif not sub.is_dir():
             yield Finding(
-                "home", ERROR, f"{sub.name}/ is missing or not a folder", "move it aside and run hws once"
+                "home", ERROR, f"{sub.name}/ is not a folder", f"move {sub} aside and run hws once"
             )
         elif not os.access(sub, os.W_OK):
             yield Finding("home", ERROR, f"{sub.name}/ is not writable", f"chmod u+w {sub}")

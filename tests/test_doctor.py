@@ -73,7 +73,10 @@ def test_home_permissions_and_secrets_readable_by_others(home: Home) -> None:
 def test_missing_folders_and_soul(home: Home) -> None:
     home.skills.rmdir()
     home.skills.write_text("not a folder", encoding="utf-8")
-    assert problem(home, "home", "skills/ is missing").level == ERROR
+    assert problem(home, "home", "skills/ is not a folder").level == ERROR
+    home.memories.rmdir()  # a home nothing has run in yet: a warning, not an error
+    found = problem(home, "home", "memories/ does not exist yet")
+    assert found.level == WARNING and found.fix == "run hws once to create it"
     home.soul.unlink()
     assert "run hws once" in problem(home, "home", "SOUL.md is missing").fix
 
