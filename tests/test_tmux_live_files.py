@@ -29,10 +29,10 @@ def edit_until_shown(hws: TmuxSession, path: Path, text: str, attempts: int = 5)
     for attempt in range(attempts):
         subprocess.run(["sed", "-i", f"s/Lives in .*/Lives in town {attempt}/", str(path)], check=True)
         try:
-            return hws.wait_for(text, timeout=2)
+            return hws.wait_for(text, timeout=5)
         except TmuxTimeout:
             continue
-    return hws.wait_for(text, timeout=1)
+    return hws.wait_for(text, timeout=5)
 
 
 @pytest.mark.skipif(shutil.which("vim") is None, reason="vim is not installed")
