@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from engine.demo import DemoWorkspace, load_demo
 from tui.demo import DemoApp, Pace
@@ -64,3 +67,24 @@ async def test_space_pauses_and_n_plays_one_step(tmp_path: Path) -> None:
             assert not app.paused
     finally:
         workspace.remove()
+
+
+class _Terminal:
+    def isatty(self) -> bool:
+        return True
+
+
+def test_hws_demo_opens_the_workstation_only_in_a_terminal_and_not_headless(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tui.main import _demo_arguments
+
+    assert _demo_arguments(["demo", "--headless"]) is None
+    assert _demo_arguments(["demo"]) is None, (
+        "no terminal (pytest): the CLI explains and points at --headless"
+    )
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    monkeypatch.setattr(sys, "stdout", _Terminal())
+    assert _demo_arguments(["demo", "--speed", "2"]) == ["--speed", "2"]
+    assert _demo_arguments(["--home", "/x", "demo", "--keep", "/y"]) == ["--keep", "/y"]
+    assert _demo_arguments(["demo", "--list"]) is None and _demo_arguments(["memory", "show"]) is None
