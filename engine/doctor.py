@@ -84,9 +84,7 @@ def check_home(home: Home) -> Iterator[Finding]:
         if not sub.exists() and not sub.is_symlink():  # a home nothing has run in yet
             yield Finding("home", WARNING, f"{sub.name}/ does not exist yet", "run hws once to create it")
         elif not sub.is_dir():
-            yield Finding(
-                "home", ERROR, f"{sub.name}/ is not a folder", f"move {sub} aside and run hws once"
-            )
+            yield Finding("home", ERROR, f"{sub.name}/ is not a folder", f"move {sub} aside and run hws once")
         elif not os.access(sub, os.W_OK):
             yield Finding("home", ERROR, f"{sub.name}/ is not writable", f"chmod u+w {sub}")
     yield from _check_soul(home)
