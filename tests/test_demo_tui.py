@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -14,6 +15,10 @@ from tui.demo import DemoApp, Pace
 FAST = Pace(chars_per_second=1000.0, caption_seconds=0.0, turn_pause_seconds=0.0, speed=50.0)
 
 
+def watchers() -> int:
+    return sum(1 for thread in threading.enumerate() if thread.name == "hws-watch-flush")
+
+
 def workspace_in(tmp_path: Path) -> DemoWorkspace:
     workspace = DemoWorkspace.create(load_demo("day-of-work"), keep=tmp_path / "demo-home")
     workspace.start_server(chunk_delay=0.0)
@@ -22,6 +27,7 @@ def workspace_in(tmp_path: Path) -> DemoWorkspace:
 
 async def test_the_demo_plays_to_its_end_through_the_workstation(tmp_path: Path) -> None:
     workspace = workspace_in(tmp_path)
+    watching_before = watchers()
     app = DemoApp(workspace, FAST)
     try:
         async with app.run_test(size=(140, 45)) as pilot:
@@ -44,6 +50,7 @@ async def test_the_demo_plays_to_its_end_through_the_workstation(tmp_path: Path)
             assert prompt.text == "n o"
     finally:
         workspace.remove()
+    assert watchers() == watching_before, "the app started one file watcher and stopped it"
     user = (workspace.home.memories / "USER.md").read_text()
     assert "hate" in user.lower() and "light themes" in user
 

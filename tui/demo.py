@@ -103,7 +103,7 @@ class DemoApp(HwsApp):
         return "the demo agent is starting"
 
     def on_mount(self) -> None:
-        super().on_mount()
+        """The demo's own start; Textual then runs `HwsApp.on_mount` too (each class's handler runs once)."""
         from tui.demo_agent import DemoAgent
 
         self.demo_agent = DemoAgent(self.workspace, self._background, self._say)
@@ -275,7 +275,7 @@ class DemoApp(HwsApp):
             lines.append(f"  {mark} {result.check.describe()}{detail}")
         self._say("\n".join(lines), icon="★", level="info" if self.report.ok else "warning")
         where = (
-            "it is removed when you quit (hws demo --keep PATH keeps one)"
+            "it is removed when you quit; hws demo --keep PATH keeps one"
             if self.workspace.temporary
             else f"it stays in {display_path(self.workspace.home.root)}"
         )
