@@ -157,8 +157,10 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
         session_source: SessionSource | None = None,
         workdir: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
+        offer_setup: bool = False,
     ) -> None:
         super().__init__()
+        self.offer_setup = offer_setup  # with no model configured, open the setup screen first
         self.home = home
         self.config = config
         self.agent: AgentPort | None = agent
@@ -260,6 +262,8 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
             self.notify(warning, severity="warning", timeout=12)
         if not self.config.model_name:
             main.post_message(messages.Notice(no_model_text(self.config_path_label), "warning", "!"))
+            if self.offer_setup:
+                self.call_after_refresh(self.open_setup)
         if self.agent is None and self.agent_factory is not None and self.config.model_name:
             self.call_after_refresh(self._build_agent)
         if self.skill_source is not None or self.session_source is not None:
@@ -524,6 +528,29 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
 
     # Screens (imported on first use).
 
+    def open_setup(self) -> None:
+        """The setup screen: choose the model, write config.yaml, check the endpoint."""
+        from tui.screens.setup import SetupScreen
+
+        self.push_screen(SetupScreen(self.home, float(self.config.setup.check_timeout)), self._setup_done)
+
+    def _setup_done(self, config: Config | None) -> None:
+        """The model was written: use it now (the agent is built again) instead of after a restart."""
+        if config is None or not config.model_name:
+            return
+        self.config = config
+        self.agent_problem = ""
+        main = self.main_screen
+        main.prompt.set_placeholder(
+            "Message the agent · enter sends · shift+enter or ctrl+j: new line · / for commands"
+        )
+        main.status.update_state(model=config.model_name)
+        main.post_message(
+            messages.Notice(f"Model set: {config.model_name} at {config.model.base_url}.", "info", "✓")
+        )
+        if self.agent is None and self.agent_factory is not None:
+            self._build_agent()
+
     def action_sessions(self) -> None:
         from tui.screens.sessions import SessionsScreen
 
@@ -612,6 +639,7 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
                 self.action_new_session_now,
             ),
             ("Show the keys", "f12 · every binding and its id", self.action_show_keys),
+            ("Choose the model", "provider, model, key; writes config.yaml (hws setup)", self.open_setup),
             ("Interrupt the turn", "ctrl+c", self.action_interrupt),
             (
                 "Copy the last reply",
