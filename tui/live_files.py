@@ -75,6 +75,7 @@ class LiveFilesMixin:
         self.editor_controller = EditorController(self)  # type: ignore[arg-type]
         self.watcher: HomeWatcher | None = None
         self.watch_mode = ""
+        self.watch_status_text = ""  # what the status bar says of the watcher ("" for file events)
         self.session_drift = SessionDrift()
         self.changed_skills: list[str] = []
         self._baseline: dict[str, str] = {}
@@ -135,9 +136,11 @@ class LiveFilesMixin:
             text = f"files: polling every {float(self.config.watch.poll_interval):g}s"
         else:
             text = "files: not watched"
+        self.watch_status_text = text
         main = self.app.main_screen
         if main is not None and main.is_mounted:
-            main.status.update_state(files=text)
+            for bar in main.query("#status"):  # none while the screen is still composing, or closing
+                bar.update_state(files=text)  # type: ignore[attr-defined]
         if message.reason and message.mode != "events":
             self.notify(  # type: ignore[attr-defined]
                 f"Files are {'polled' if message.mode == 'polling' else 'not watched'}: {message.reason}.",
