@@ -8,6 +8,7 @@ The threat scanner's own corpora and rates are in `tests/test_threats.py`; secre
 from __future__ import annotations
 
 import os
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -287,3 +288,24 @@ def test_the_model_server_listens_on_loopback_only(hermes_home: Path) -> None:
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=20)
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux /proc/net/tcp")
+def test_hws_serve_listens_on_loopback_only_by_default(hermes_home: Path) -> None:
+    """`hws serve` with no --host: the browser workstation is reachable from this machine alone."""
+    pytest.importorskip("textual_serve")
+    from tests.test_serve import Served, free_port
+
+    hermes_home.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    served = Served(hermes_home, "--port", str(port))
+    try:
+        url = served.wait_ready()
+        assert url.startswith("http://127.0.0.1:"), url
+        for _ in range(100):  # the web server may bind a moment after the line is printed
+            if _listening_addresses(port):
+                break
+            time.sleep(0.1)
+        assert _listening_addresses(port) == {"0100007F"}
+    finally:
+        served.stop()
