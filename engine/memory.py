@@ -141,6 +141,12 @@ class MemoryStore:
         """The file to read and write: a symlink is followed only while it stays inside the home."""
         path = self.path
         if path.is_symlink():
+            try:
+                path.resolve(strict=False)
+            except RuntimeError:  # Python 3.11 raises for a loop
+                raise MemoryRefused(
+                    _error(f"{self.filename} is a symlink loop; replace the link with a regular file.")
+                ) from None
             if not self.home.inside(path):
                 raise MemoryRefused(
                     _error(

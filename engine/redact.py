@@ -118,16 +118,98 @@ def secret_values(variables: Mapping[str, str]) -> list[str]:
     return [value for name, value in variables.items() if value and SECRET_NAME.search(name)]
 
 
-def _secret_settings(tree: Any) -> list[str]:
-    """String values under secret-named keys anywhere in a config mapping (`model.api_key`, …)."""
+def _secret_settings(tree: Any, seen: set[int] | None = None) -> list[str]:
+    """String values under secret-named keys anywhere in a config mapping (`model.api_key`, …).
+
+    Each container is visited once: YAML aliases share objects, and an alias bomb must not explode here.
+    """
+    seen = set() if seen is None else seen
+    if id(tree) in seen:
+        return []
+    seen.add(id(tree))
     found: list[str] = []
     if isinstance(tree, dict):
         for name, value in tree.items():
             if isinstance(value, str) and SECRET_NAME.search(str(name).upper()):
                 found.append(value)
             elif isinstance(value, (dict, list)):
-                found += _secret_settings(value)
+                found += _secret_settings(value, seen)
     elif isinstance(tree, list):
         for item in tree:
-            found += _secret_settings(item)
+            if isinstance(item, (dict, list)):
+                found += _secret_settings(item, seen)
     return found
+
+
+# Characters a key (or a Bearer token) is made of: a run of them at the end of a stream may still grow.
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9._~+/=\-]")
+_BEARER_TAIL = re.compile(r"(?i)\bbearer\s*$")
+_KEY_END = re.compile(r"-----END [A-Z ]*PRIVATE KEY-----")
+MAX_HOLD = 4096  # a tail longer than this is released (redacted as it stands): a display must not stall
+
+
+class StreamRedactor:
+    """Redacts text that arrives in pieces (a streamed reply), holding back a tail that may become a key.
+
+    A key split across two deltas would pass a per-piece redaction; so the tail that could still grow
+    into a key (a run of key characters, a `Bearer ` waiting for its token, an open private key block,
+    the start of a configured key) is kept until the next piece or `flush()` decides it.
+    """
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self._pending = ""
+
+    def feed(self, text: str) -> str:
+        """The part of everything fed so far that is safe to show now, redacted."""
+        self._pending += text
+        cut = self._hold_from(self._pending)
+        if len(self._pending) - cut > MAX_HOLD:
+            cut = len(self._pending)
+        ready, self._pending = self._pending[:cut], self._pending[cut:]
+        return self.redactor(ready)
+
+    def flush(self) -> str:
+        """Whatever is still held, redacted: the stream has ended."""
+        ready, self._pending = self._pending, ""
+        return self.redactor(ready)
+
+    def reset(self) -> None:
+        """Forget the held tail (the attempt it belonged to was void)."""
+        self._pending = ""
+
+    def _hold_from(self, text: str) -> int:
+        cut = len(text)
+        while cut > 0 and _TOKEN_CHAR.match(text[cut - 1]):
+            cut -= 1
+        bearer = _BEARER_TAIL.search(text, 0, cut)
+        if bearer:
+            cut = bearer.start()
+        begin = text.rfind("-----BEGIN")
+        if begin >= 0 and not _KEY_END.search(text, begin):  # a private key block still open
+            cut = min(cut, begin)
+        for literal in self.redactor.literals:
+            for size in range(min(len(literal) - 1, len(text)), 0, -1):
+                if text.endswith(literal[:size]):
+                    cut = min(cut, len(text) - size)
+                    break
+        return cut
+
+
+_STREAMED = ("TextDelta", "ReasoningDelta")  # redacted by a StreamRedactor before they become events
+
+
+def redact_event(event: Any, redactor: Redactor) -> Any:
+    """`event` (a frozen dataclass) with every text in it redacted; the same object when nothing changes."""
+    import dataclasses
+
+    if type(event).__name__ in _STREAMED or not dataclasses.is_dataclass(event):
+        return event
+    changes: dict[str, Any] = {}
+    for spec in dataclasses.fields(event):
+        value = getattr(event, spec.name)
+        if isinstance(value, (str, dict, list, tuple)) and value:
+            clean = redactor.value(value)
+            if clean != value:
+                changes[spec.name] = clean
+    return dataclasses.replace(event, **changes) if changes else event

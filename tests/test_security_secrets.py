@@ -7,11 +7,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.config import load_config
 from engine.home import Home
 from engine.logs import setup_logging
-from engine.redact import REDACTED, Redactor, redact_shapes
+from engine.redact import REDACTED, Redactor, StreamRedactor, redact_shapes
 from engine.sessions.store import SessionStore
 from tests.fault_support import assert_clean_exit, files_containing, hws, write_scenario
 
@@ -159,7 +161,12 @@ def test_a_key_echoed_by_a_tool_and_the_model_is_redacted_everywhere_it_is_kept(
     assert_clean_exit(exported, (0,))
     assert "The file says" in exported.stdout and REDACTED in exported.stdout
     shown = hws("sessions", "show", session_id, "--json", home=home.root)
+    plain = hws("run", "--scenario", str(scenario), "what is in secret.txt?", home=home.root, cwd=project)
+    assert_clean_exit(plain, (0,))
+    assert "The file says" in plain.stdout
     for secret in (CONFIGURED, SHAPED["github"], SHAPED["anthropic"]):
+        assert secret not in done.stdout, "an event (what the transcript pane shows) held a key"
+        assert secret not in plain.stdout + plain.stderr, "hws run printed a key"
         assert secret not in exported.stdout
         assert secret not in shown.stdout
         assert files_containing(home.root, secret.encode()) == [], secret
@@ -177,3 +184,72 @@ async def test_an_export_of_a_database_written_elsewhere_is_redacted(hermes_home
     done = hws("sessions", "export", session.id, home=home.root)
     assert_clean_exit(done, (0,))
     assert "raw [REDACTED]" in done.stdout and CONFIGURED not in done.stdout
+
+
+# ── streamed text: a key split across deltas ─────────────────────────────────────────────────────
+
+
+def _streamed(redactor: Redactor, pieces: list[str]) -> str:
+    stream = StreamRedactor(redactor)
+    return "".join(stream.feed(piece) for piece in pieces) + stream.flush()
+
+
+@pytest.mark.parametrize("secret", [*SHAPED.values(), CONFIGURED, "Bearer abcdefghijklmnop123456"])
+def test_a_key_split_anywhere_across_deltas_is_redacted(secret: str) -> None:
+    redactor = Redactor([CONFIGURED])
+    text = f"Here it is: {secret} (keep it safe)."
+    for cut in range(1, len(text)):
+        for second in (cut + 1, cut + 3, len(text)):
+            shown = _streamed(redactor, [text[:cut], text[cut:second], text[second:]])
+            assert secret not in shown and REDACTED in shown, (cut, second, shown)
+            assert shown.startswith("Here it is: ") and shown.endswith(" (keep it safe).")
+
+
+def test_a_private_key_block_streamed_line_by_line_is_never_shown() -> None:
+    block = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\nq8Zs9\n-----END RSA PRIVATE KEY-----"
+    stream = StreamRedactor(Redactor())
+    shown = ""
+    for line in ("The key:\n", *block.splitlines(keepends=True), "\ndone"):
+        shown += stream.feed(line)
+        assert "MIIEow" not in shown
+    shown += stream.flush()
+    assert "MIIEow" not in shown and shown.startswith("The key:\n") and shown.endswith("done")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    before=st.text(max_size=60),
+    after=st.text(max_size=60),
+    which=st.sampled_from([*SHAPED.values(), CONFIGURED]),
+    cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=6),
+)
+def test_streamed_redaction_of_any_text(before: str, after: str, which: str, cuts: list[int]) -> None:
+    redactor = Redactor([CONFIGURED])
+    text = f"{before} {which} {after}"
+    points = sorted({min(c, len(text)) for c in cuts})
+    pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
+    shown = _streamed(redactor, pieces)
+    assert which not in shown
+    plain = f"{before} {after}"
+    if redactor(plain) == plain:  # text without a key goes through whole, however it is cut
+        cut = len(plain) // 2
+        assert _streamed(redactor, [plain[:cut], plain[cut:]]) == plain
+
+
+# ── the transcript pane ──────────────────────────────────────────────────────────────────────────
+
+
+async def test_a_key_the_user_pastes_is_not_shown_in_the_transcript_pane(hermes_home: Path) -> None:
+    """The model still gets what was typed; the pane (and so the screen) shows it redacted."""
+    from tests.tui_support import MODEL_CONFIG, ScriptedAgent, make_app, settle
+    from widgets.transcript_blocks import UserBlock
+
+    agent = ScriptedAgent()
+    app = make_app(MODEL_CONFIG, agent=agent)
+    typed = f"use {SHAPED['openai']} for the call"
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.send_to_agent(typed)
+        await settle(pilot, app)
+        shown = [block.text for block in app.main_screen.transcript.query(UserBlock)]
+    assert shown == [f"use {REDACTED} for the call"]
+    assert agent.received == [typed]

@@ -20,6 +20,8 @@ def start_env(tmp_path: Path, **extra: str) -> tuple[Path, dict[str, str]]:
     home = tmp_path / "home"
     (home / "memories").mkdir(parents=True)
     (home / "memories" / "USER.md").write_text("Name: Dana\n§\nLives in Lisbon", encoding="utf-8")
+    # No model, and no setup screen over the panes these tests watch (test_tmux covers that screen).
+    (home / "config.yaml").write_text("setup:\n  offer_screen: false\n", encoding="utf-8")
     env = {"HERMES_HOME": str(home), "HOME": str(tmp_path), "TEXTUAL_ANIMATIONS": "none", **extra}
     return home, env
 

@@ -23,6 +23,7 @@ from textual.screen import Screen
 
 from engine.config import Config
 from engine.home import Home
+from engine.redact import Redactor
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
 from tui.agent_port import AgentPort, AgentUnavailableError, drive_turn, interrupt
@@ -156,8 +157,10 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
         session_source: SessionSource | None = None,
         workdir: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
+        offer_setup: bool = False,
     ) -> None:
         super().__init__()
+        self.offer_setup = offer_setup  # with no model configured, open the setup screen first
         self.home = home
         self.config = config
         self.agent: AgentPort | None = agent
@@ -168,6 +171,7 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
         self.skill_entries: list[SkillEntry] = []
         self.session_entries: list[SessionEntry] = []
         self.workdir = workdir if workdir is not None else Path.cwd()
+        self._redactor: Redactor | None = None
         self.clock = clock
         self.tui = config.tui
         self.turn_running = False
@@ -258,6 +262,8 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
             self.notify(warning, severity="warning", timeout=12)
         if not self.config.model_name:
             main.post_message(messages.Notice(no_model_text(self.config_path_label), "warning", "!"))
+            if self.offer_setup:
+                self.call_after_refresh(self.open_setup)
         if self.agent is None and self.agent_factory is not None and self.config.model_name:
             self.call_after_refresh(self._build_agent)
         if self.skill_source is not None or self.session_source is not None:
@@ -366,6 +372,11 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
                 return
         self.send_to_agent(text)
 
+    def _redact(self, text: str) -> str:
+        if self._redactor is None:
+            self._redactor = Redactor.from_config(self.config)
+        return self._redactor(text)
+
     def send_to_agent(self, text: str) -> None:
         """Start a turn with `text`, or explain why none can start."""
         main = self.main_screen
@@ -376,7 +387,7 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
             )
             return
         self.last_sent = text
-        main.post_message(messages.TurnSubmitted(text))
+        main.post_message(messages.TurnSubmitted(self._redact(text)))  # a pasted key is not shown
         if self.agent is None:
             reason = self.agent_problem or "the agent is still starting"
             if reason == "no model is configured":
@@ -517,6 +528,29 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
 
     # Screens (imported on first use).
 
+    def open_setup(self) -> None:
+        """The setup screen: choose the model, write config.yaml, check the endpoint."""
+        from tui.screens.setup import SetupScreen
+
+        self.push_screen(SetupScreen(self.home, float(self.config.setup.check_timeout)), self._setup_done)
+
+    def _setup_done(self, config: Config | None) -> None:
+        """The model was written: use it now (the agent is built again) instead of after a restart."""
+        if config is None or not config.model_name:
+            return
+        self.config = config
+        self.agent_problem = ""
+        main = self.main_screen
+        main.prompt.set_placeholder(
+            "Message the agent · enter sends · shift+enter or ctrl+j: new line · / for commands"
+        )
+        main.status.update_state(model=config.model_name)
+        main.post_message(
+            messages.Notice(f"Model set: {config.model_name} at {config.model.base_url}.", "info", "✓")
+        )
+        if self.agent is None and self.agent_factory is not None:
+            self._build_agent()
+
     def action_sessions(self) -> None:
         from tui.screens.sessions import SessionsScreen
 
@@ -605,6 +639,7 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
                 self.action_new_session_now,
             ),
             ("Show the keys", "f12 · every binding and its id", self.action_show_keys),
+            ("Choose the model", "provider, model, key; writes config.yaml (hws setup)", self.open_setup),
             ("Interrupt the turn", "ctrl+c", self.action_interrupt),
             (
                 "Copy the last reply",

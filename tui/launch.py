@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -13,7 +14,19 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         description="Open the workstation (subcommands run headless: `hws --help` lists them).",
     )
     parser.add_argument("--home", metavar="PATH", help="use this home instead of $HERMES_HOME")
+    parser.add_argument("--version", action="version", version=f"hws {version()}")
     return parser.parse_args(list(argv))
+
+
+def version() -> str:
+    """The installed package's version (a checkout that is not installed says so)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as package_version
+
+    try:
+        return package_version("hermes-workstation")
+    except PackageNotFoundError:
+        return "(not installed: run pip install .)"
 
 
 def launch(argv: Sequence[str]) -> int:
@@ -28,7 +41,8 @@ def launch(argv: Sequence[str]) -> int:
     except (HomeError, ConfigError) as exc:
         print(exc, file=sys.stderr)
         return 2
-    if not sys.stdout.isatty() or not sys.stdin.isatty():
+    served = "web_driver" in os.environ.get("TEXTUAL_DRIVER", "")  # under `hws serve`: a browser tab
+    if not served and (not sys.stdout.isatty() or not sys.stdin.isatty()):
         print(
             "hws opens a full-screen workstation and needs a terminal; "
             "for scripts use the subcommands (`hws --help`).",
@@ -41,6 +55,6 @@ def launch(argv: Sequence[str]) -> int:
 
     setup_logging(home, config)  # logs/agent.log and errors.log, secrets redacted
 
-    app = HwsApp(home, config, agent_factory=build_agent)
+    app = HwsApp(home, config, agent_factory=build_agent, offer_setup=bool(config.setup.offer_screen))
     result = app.run()
     return int(result or 0)

@@ -157,6 +157,12 @@ PLACEHOLDER = re.compile(
 )
 
 
+_SYSTEM_ORDERS = re.compile(
+    r"(?i)\b(?:new\s+(?:policy|instructions|rules)|override|obey|approve\s+(?:every|all|any)|without\s+asking"
+    r"|ignore\s+(?:the\s+)?user|no\s+restrictions)\b"
+)
+
+
 def real_secret(match: re.Match[str]) -> bool:
     """A random-looking token: not `ghp_your_github_token`, not `sk-xxxx…`, not AWS's documented example."""
     token = match.group(0)
@@ -351,7 +357,8 @@ RULES: tuple[Rule, ...] = (
         ),
         "reads a credential file from the home folder",
         also=(
-            r"\b(?:cat|less|more|head|tail|strings|base64|xxd|cp|tar|zip|open|read_text|read_bytes|readFile\w*)\b",
+            r"\b(?:cat|less|more|head|tail|strings|base64|xxd|cp|tar|zip|open|read_text|read_bytes|readFile\w*)\b"
+            r"|\b(?:read|print|send|include|upload|paste|share|output|leak|attach)\b",
         ),
         unless=r"\.env\b[^\n]*(?:example|template|sample)|cp\s+\S*\.env\.example",
     ),
@@ -400,6 +407,8 @@ RULES: tuple[Rule, ...] = (
         r"^\s*(?:<\s*/?\s*system\s*>|\[\s*SYSTEM\s*(?:OVERRIDE|MESSAGE|NOTE)?\s*\]|#{1,3}\s*SYSTEM\s*(?:OVERRIDE)?\s*:)",
         "system",
         "text dressed up as a system message",
+        # A prompt template's <system> tag is ordinary; one that hands out new powers is not.
+        judge=lambda line, match: HIGH if _SYSTEM_ORDERS.search(line) else MEDIUM,
     ),
     _rule(
         "disable_safety",
@@ -417,6 +426,26 @@ RULES: tuple[Rule, ...] = (
         r"HERMES_YOLO_MODE\s*=\s*(?:1|true)|--dangerously-skip-permissions|--yolo\b",
         ("yolo", "dangerously-skip-permissions"),
         "turns off the agent's approval prompts",
+        # Running another CLI headless is common in public skills; switching off *our* approvals is not.
+        judge=lambda line, match: HIGH if match.group(0).upper().startswith("HERMES_YOLO") else MEDIUM,
+    ),
+    _rule(
+        "instructions_precedence",
+        "injection",
+        HIGH,
+        r"\b(?:takes?|taking|have|has)\s+(?:precedence|priority)\s+over\s+(?:all\s+)?(?:your|the)\s+"
+        r"(?:system\s+prompt|(?:previous\s+|prior\s+|original\s+)?instructions|guidelines|rules\s+you)",
+        ("precedence", "priority"),
+        "claims to outrank the model's system prompt or instructions",
+    ),
+    _rule(
+        "agent_memory_write",
+        "persistence",
+        HIGH,
+        r"\b(?:write|add|append|save|put|insert|store|copy|edit|modify|overwrite|replace|change)\b[^\n]{0,80}?"
+        r"\b(?:MEMORY|USER|SOUL)\.md\b",
+        ("memory.md", "user.md", "soul.md"),
+        "plants text in the agent's memory or persona files, which enter every future system prompt",
     ),
     # ---- destructive -----------------------------------------------------------------------------
     _rule(
@@ -599,6 +628,14 @@ RULES: tuple[Rule, ...] = (
         r"|Net\.Sockets\.TCPClient[^\n]*(?:iex|Invoke-Expression|\.Read\()",
         ("pty.spawn", "dup2", "fsockopen", "socket", "tcpclient"),
         "a reverse shell written in Python, PHP, Perl or PowerShell",
+    ),
+    _rule(
+        "raw_socket_to_address",
+        "network",
+        HIGH,
+        r"\.connect\(\s*\(\s*[\"'](?:\d{1,3}\.){3}\d{1,3}[\"']\s*,\s*\d+",
+        ".connect(",
+        "opens a raw socket to a bare IP address from code",
     ),
     _rule(
         "dev_tcp",
