@@ -41,6 +41,7 @@ from engine.events import (
     Event,
     NudgeFired,
     ReasoningDelta,
+    SessionChanged,
     Status,
     TextDelta,
     ToolCalled,
@@ -168,7 +169,7 @@ class Agent(CompressionMixin, ReviewMixin):
         self.compressor: Any = None
         self.ctx: ToolContext | None = None
         self.redactor = Redactor.from_config(config)  # keys never reach a UI, the output or the store
-        self.nudges = NudgeTracker(
+        self.nudges = NudgeTracker(  # made anew for each session
             int(config.memory.nudge_interval), int(config.skills.creation_nudge_tool_calls)
         )
 
@@ -191,13 +192,18 @@ class Agent(CompressionMixin, ReviewMixin):
         return self.session_id
 
     async def _open(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        self.store = await open_store(self.home, self.config)
+        self._schema_tokens = tool_schema_tokens(self.registry.schemas(), self.exact_tokens)
+        await self._open_session(self._resume)
+
+    async def _open_session(self, resume: str | None) -> None:
+        """Load memory and skills as the home holds them now and open (or resume) a session on them."""
         from engine.memory import Memory
         from engine.skills.tiers import SessionTiers
         from engine.skills.tools import SkillTools
 
-        self._loop = asyncio.get_running_loop()
-        self._loop_thread = threading.get_ident()
-        self.store = await open_store(self.home, self.config)
         self.memory = await asyncio.to_thread(Memory, self.home, self.config)
         self.skills = SkillTools(
             self.home, self.config, tiers=SessionTiers(""), session_id="", who="agent", emit=self._emit_main
@@ -206,7 +212,7 @@ class Agent(CompressionMixin, ReviewMixin):
             self.store,
             self.home,
             self.config,
-            resume=self._resume,
+            resume=resume,
             source=self.source,
             tool_names=self.registry.names,
             memory=self.memory,
@@ -217,9 +223,11 @@ class Agent(CompressionMixin, ReviewMixin):
         )
         self.history = opened.history
         self.turns = sum(1 for m in opened.history if m.get("role") == "user")
+        self.nudges = NudgeTracker(
+            int(self.config.memory.nudge_interval), int(self.config.skills.creation_nudge_tool_calls)
+        )
         if opened.resumed:
             self.nudges.hydrate(opened.history)
-        self._schema_tokens = tool_schema_tokens(self.registry.schemas(), self.exact_tokens)
         self.ctx = ToolContext(
             home=self.home,
             config=self.config,
@@ -242,6 +250,28 @@ class Agent(CompressionMixin, ReviewMixin):
             self.host = ProviderHost.from_config(self.home, self.config, emit=self._emit_background)
             if self.host is not None:
                 self.host.start(self.session_id)
+
+    async def new_session(self) -> AsyncIterator[Event]:
+        """End this session (`new_session`) and open a fresh one, whose prompt reads the home anew.
+
+        Memory written during the old session, skills created or edited, a changed SOUL.md: the new
+        session's frozen prompt has them all. Background reviews of the old session finish first.
+        """
+        if self.busy:
+            raise AgentBusy("A turn is running: interrupt it (ctrl+c) before starting a new session.")
+        await self.start()
+        old = self.session_id
+        if not await self.wait_background(float(self.config.review.wait_timeout)):
+            for task in self._background:
+                task.cancel()
+            await asyncio.gather(*self._background, return_exceptions=True)
+        if self.host is not None:
+            await asyncio.to_thread(self.host.close)
+            self.host = None
+        await self.store.end_session(old, "new_session")
+        self.totals = SessionTotals()
+        await self._open_session(None)
+        yield SessionChanged(self.session_id, old, "new_session")
 
     def _use_session(self, session_id: str, prompt: SystemPrompt) -> None:
         self.session_id = session_id

@@ -190,7 +190,7 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             0.2, "Share of messages a word may appear in before ranking treats it as a stopword.", 0.01, 1
         ),
         "search_budget_ms": S(
-            15.0, "Milliseconds a search may run before it returns the newest matches found so far.", 1
+            15.0, "CPU milliseconds a search may spend before it returns the newest matches found so far.", 1
         ),
         "read_head": S(20, "Messages shown from the start of a long session in read mode.", 1),
         "read_tail": S(10, "Messages shown from the end of a long session in read mode.", 1),

@@ -48,7 +48,7 @@ async def test_soul_beside_the_ai_peer_from_a_real_provider_shows_the_drift(serv
     config = (
         MODEL_CONFIG
         + f"memory:\n  provider: honcho\nhoncho:\n  base_url: {server.url}\n"
-        + "".join(f"  {k}: {v}\n" for k, v in FAST.items())
+        + "".join(f"  {k}: {v}\n" for k, v in {**FAST, "timeout": 5.0}.items())  # a loaded machine is slow
     )
     app = make_app(config)
     (app.home.memories / "USER.md").write_text("User prefers dark themes.", encoding="utf-8")

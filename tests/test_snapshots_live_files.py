@@ -35,7 +35,10 @@ async def editors_ready(pilot: Any) -> None:
     assert await wait_for(pilot, lambda: screen.left.area.has_focus)  # the first pane takes focus on load
     for editor in (screen.left, screen.right):
         editor.area.cursor_blink = False  # a focused editor now draws a steady cursor
-        editor.area.refresh()  # lines cached during a blink phase would otherwise keep (or lack) it
+        # TextArea's line cache keys a line the same with or without the cursor once blinking stops, so
+        # a line cached before (or during an off phase) would be reused as it was: drop the cache.
+        editor.area.notify_style_update()
+        editor.area.refresh()
     await pilot.pause()
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
+from textual.css.query import NoMatches
 from textual.message import Message
 
 from tui.file_editing import EditorController
@@ -75,6 +76,7 @@ class LiveFilesMixin:
         self.editor_controller = EditorController(self)  # type: ignore[arg-type]
         self.watcher: HomeWatcher | None = None
         self.watch_mode = ""
+        self.watch_status_text = ""  # what the status bar says of the watcher ("" for file events)
         self.session_drift = SessionDrift()
         self.changed_skills: list[str] = []
         self._baseline: dict[str, str] = {}
@@ -135,9 +137,11 @@ class LiveFilesMixin:
             text = f"files: polling every {float(self.config.watch.poll_interval):g}s"
         else:
             text = "files: not watched"
+        self.watch_status_text = text
         main = self.app.main_screen
-        if main is not None and main.is_mounted:
-            main.status.update_state(files=text)
+        if main is not None and main.is_mounted and not _closing(self):
+            for bar in main.query("#status"):  # none while the screen is still composing, or closing
+                bar.update_state(files=text)  # type: ignore[attr-defined]
         if message.reason and message.mode != "events":
             self.notify(  # type: ignore[attr-defined]
                 f"Files are {'polled' if message.mode == 'polling' else 'not watched'}: {message.reason}.",
@@ -158,12 +162,13 @@ class LiveFilesMixin:
         main = self.app.main_screen
         stores = {c.store for c in changes}
         if main is not None and main.is_mounted and not _closing(self):
-            if stores & {"memory", "user"}:
-                self._refresh_pane(
-                    main.memory, [c for c in changes if c.store in ("memory", "user")], external
-                )
-            if "skill" in stores:
-                self._refresh_pane(main.skills, [c for c in changes if c.store == "skill"], external)
+            with contextlib.suppress(NoMatches):  # the screen is being taken down around us
+                if stores & {"memory", "user"}:
+                    self._refresh_pane(
+                        main.memory, [c for c in changes if c.store in ("memory", "user")], external
+                    )
+                if "skill" in stores:
+                    self._refresh_pane(main.skills, [c for c in changes if c.store == "skill"], external)
         if external:
             self.editor_controller.files_changed(changes)
         for change in changes:
@@ -287,12 +292,13 @@ class LiveFilesMixin:
         self.session_drift = drift
         main = self.app.main_screen
         if main is not None and main.is_mounted and not _closing(self):
-            main.next_session.show(drift)
-            budget = main.budget
-            mark = getattr(budget, "mark_layer_changed", None)  # issue 7's per-layer gauges, when present
-            if mark is not None:
-                mark("identity", "changed on disk, applies to the next session" if drift.soul else "")
-                mark("skills", "changed on disk, applies to the next session" if drift.skills else "")
+            with contextlib.suppress(NoMatches):  # the screen is being taken down around us
+                main.next_session.show(drift)
+                budget = main.budget
+                mark = getattr(budget, "mark_layer_changed", None)  # issue 7's per-layer gauges, when present
+                if mark is not None:
+                    mark("identity", "changed on disk, applies to the next session" if drift.soul else "")
+                    mark("skills", "changed on disk, applies to the next session" if drift.skills else "")
         identity = self._identity_screen()
         if identity is not None:
             identity.mark_soul_changed(drift.soul)

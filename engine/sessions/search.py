@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -36,6 +35,7 @@ from engine.sessions.fts import (
     Interrupted,
     Row,
     SearchFilters,
+    clock,
 )
 from engine.sessions.opening import read_only_uri
 from engine.sessions.query import ParsedQuery, Term, quote
@@ -170,7 +170,7 @@ class Searcher:
     def _search_within(
         self, query: ParsedQuery, filters: SearchFilters, limit: int, budget_s: float
     ) -> SearchResult:
-        start = time.perf_counter()
+        start = clock()
         budget = _Budget(plan=start + budget_s * PLAN_SHARE, final=start + budget_s)
         bounds: tuple[int, int] | None = UNBOUNDED
         if filters.narrows_ids:

@@ -171,6 +171,9 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self._fit_side()
         self.watch_shown(self.shown)
+        files = getattr(self.app, "watch_status_text", "")  # the watcher may have spoken first
+        if files:
+            self.status.update_state(files=files)
 
     def on_resize(self) -> None:
         self._fit_side()
