@@ -53,6 +53,7 @@ from engine.history import MISSING_RESULT
 from engine.nudges import NudgeTracker
 from engine.prompt import SystemPrompt
 from engine.prompt_build import tool_schema_tokens
+from engine.redact import Redactor, StreamRedactor, redact_event
 from engine.tool_loop import assistant_entry, tool_entry
 from engine.tools import ApprovalRequest, Decision, ToolContext, ToolError, ToolRegistry, parse_arguments
 
@@ -166,6 +167,7 @@ class Agent(CompressionMixin, ReviewMixin):
         self.host: Any = None
         self.compressor: Any = None
         self.ctx: ToolContext | None = None
+        self.redactor = Redactor.from_config(config)  # keys never reach a UI, the output or the store
         self.nudges = NudgeTracker(
             int(config.memory.nudge_interval), int(config.skills.creation_nudge_tool_calls)
         )
@@ -299,6 +301,7 @@ class Agent(CompressionMixin, ReviewMixin):
         self._deliver(event, into_turn)
 
     def _deliver(self, event: Event, into_turn: bool) -> None:
+        event = redact_event(event, self.redactor)
         if into_turn and self._turn_queue is not None:
             self._turn_queue.put_nowait(event)
             return
@@ -313,6 +316,19 @@ class Agent(CompressionMixin, ReviewMixin):
 
     def _put(self, event: Event) -> None:
         self._deliver(event, into_turn=True)
+
+    @contextlib.asynccontextmanager
+    async def _flushed(self, text: StreamRedactor, reasoning: StreamRedactor) -> AsyncIterator[None]:
+        """On the way out (a finished, interrupted or failed call) the held tail is shown, redacted."""
+        try:
+            yield
+        finally:
+            self._put_delta(ReasoningDelta, reasoning.flush())
+            self._put_delta(TextDelta, text.flush())
+
+    def _put_delta(self, kind: type[TextDelta] | type[ReasoningDelta], text: str) -> None:
+        if text:  # a streamed piece redacted; empty while a tail that may be a key is held back
+            self._put(kind(self.session_id, text))
 
     # -- approvals --------------------------------------------------------------------------------
 
@@ -488,21 +504,26 @@ class Agent(CompressionMixin, ReviewMixin):
             state.call = call
             reply: AssistantMessage | None = None
             streamed = False  # text of this attempt already shown (a retry makes it void)
+            text, reasoning = StreamRedactor(self.redactor), StreamRedactor(self.redactor)
             try:
-                async with call:
+                async with call, self._flushed(text, reasoning):
                     async for chunk in call:
                         if isinstance(chunk, TextChunk):
                             streamed = True
-                            self._put(TextDelta(self.session_id, chunk.text))
+                            self._put_delta(TextDelta, text.feed(chunk.text))
                         elif isinstance(chunk, ReasoningChunk):
-                            self._put(ReasoningDelta(self.session_id, chunk.text))
+                            self._put_delta(ReasoningDelta, reasoning.feed(chunk.text))
                         elif isinstance(chunk, RetryChunk):
                             void = "; the text so far is void and the reply starts over" if streamed else ""
                             streamed = False
+                            text.reset()
+                            reasoning.reset()
                             self._put(
                                 Status(self.session_id, "warning", f"Model call failed; {chunk.text}{void}.")
                             )
                         elif isinstance(chunk, FinishChunk):
+                            self._put_delta(ReasoningDelta, reasoning.flush())
+                            self._put_delta(TextDelta, text.flush())
                             reply = chunk.message
             except ContextLengthError as exc:
                 state.call = None

@@ -44,11 +44,14 @@ class OpenedSession:
 
 
 async def open_store(home: Home, config: Config) -> SessionStore:
+    from engine.redact import Redactor
     from engine.sessions.errors import StoreError
     from engine.sessions.store import SessionStore
 
     try:
-        store = await SessionStore.open(home.state_db, settings=config.sessions)
+        store = await SessionStore.open(
+            home.state_db, settings=config.sessions, redactor=Redactor.from_config(config)
+        )
     except StoreError as exc:
         raise AgentError(str(exc)) from exc
     if store.read_only:

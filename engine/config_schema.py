@@ -274,6 +274,25 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     "watch": {
         "debounce_ms": S(50, "Milliseconds of quiet before a file change refreshes the panes.", 0),
         "poll_interval": S(1.0, "Seconds between checks when file events are unavailable.", 0.1),
+        "mode": S(
+            "auto",
+            "How the home is watched: `auto` (file events, polling when they cannot start), `events`, "
+            "`polling` (for network file systems whose events never arrive), or `off`.",
+            choices=("auto", "events", "polling", "off"),
+        ),
+        "remember_max_bytes": S(
+            262_144,
+            "Largest file whose text the watcher keeps, so a hand edit can be journaled with its before.",
+            0,
+        ),
+    },
+    "editor": {
+        "max_file_bytes": S(1_048_576, "Largest file the side-by-side editor opens.", 1024),
+        "diff_context_lines": S(3, "Unchanged lines shown around each change in a conflict diff.", 0, 50),
+        "external_command": S(
+            "",
+            "Editor for ctrl+g; empty uses $VISUAL, then $EDITOR, then vi.",
+        ),
     },
     "honcho": {
         "base_url": S("", "Honcho server URL; empty with no API key disables Honcho."),
@@ -306,6 +325,40 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "drift_threshold": S(
             0.5, "Word overlap at which a stated and an observed claim count as the same.", 0.1, 1.0
         ),
+    },
+    "setup": {
+        "check_timeout": S(20.0, "Seconds the endpoint check of `hws setup` and `hws doctor` may take.", 1),
+        "check_max_tokens": S(16, "Most tokens the endpoint check asks the model for.", 1, 4096),
+        "offer_screen": S(
+            True, "Open the setup screen when the workstation starts with no model configured."
+        ),
+    },
+    "doctor": {
+        "state_db_warn_mb": S(1024, "Size of state.db, in MiB, above which `hws doctor` warns.", 1),
+        "logs_warn_mb": S(200, "Size of logs/, in MiB, above which `hws doctor` warns.", 1),
+        "check_endpoint": S(True, "Let `hws doctor` send one tiny request to the model endpoint."),
+    },
+    "serve": {
+        "host": S("127.0.0.1", "Address `hws serve` listens on; anything but loopback needs --public."),
+        "port": S(8765, "Port `hws serve` listens on.", 1, 65535),
+        "stop_grace": S(
+            3.0, "Seconds `hws serve` gives its app processes to exit on stop before it kills them.", 0
+        ),
+    },
+    "demo": {
+        "type_chars_per_second": S(28.0, "Typing pace of the demo's user messages at --speed 1.", 1),
+        "caption_seconds": S(2.5, "Seconds a demo caption stays before the next step at --speed 1.", 0),
+        "turn_pause_seconds": S(1.2, "Seconds after a demo turn ends before the next step at --speed 1.", 0),
+        "chunk_delay": S(0.012, "Seconds between streamed reply chunks in the demo at --speed 1.", 0),
+    },
+    "logs": {
+        "level": S(
+            "info",
+            "Lowest level written to logs/agent.log (errors.log always takes warnings and worse).",
+            choices=("debug", "info", "warning", "error"),
+        ),
+        "max_bytes": S(5_000_000, "Size at which a log file is rotated.", 10_000),
+        "backups": S(3, "Rotated copies kept of each log file.", 0, 50),
     },
     "keys": {},  # binding id -> key, e.g. `keys: {focus_memory: f2}`; any id is accepted
     ROOT: {

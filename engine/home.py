@@ -114,6 +114,6 @@ class Home:
         """True when `path`, with symlinks resolved, stays inside the home."""
         try:
             path.resolve().relative_to(self.root.resolve())
-        except ValueError:
+        except (ValueError, RuntimeError, OSError):  # outside, a symlink loop, or unreadable
             return False
         return True

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.atomic import WriteError, describe_os_error
+from engine.atomic import WriteError, content_hash, describe_os_error
 from engine.config import Config, load_config
 from engine.home import Home
 from engine.journal import Journal, JournalEntry, JournalError, blob_hash
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from engine.memory_snapshot import MemorySnapshot
 
 JOURNAL_KIND = "memory"
+WRITE_ATTEMPTS = 5  # reads and redos of one change while the file is being edited by hand
 DONE_NOTE = "Write saved. This update is complete — do not repeat it."
 
 
@@ -140,6 +141,12 @@ class MemoryStore:
         """The file to read and write: a symlink is followed only while it stays inside the home."""
         path = self.path
         if path.is_symlink():
+            try:
+                path.resolve(strict=False)
+            except RuntimeError:  # Python 3.11 raises for a loop
+                raise MemoryRefused(
+                    _error(f"{self.filename} is a symlink loop; replace the link with a regular file.")
+                ) from None
             if not self.home.inside(path):
                 raise MemoryRefused(
                     _error(
@@ -327,6 +334,36 @@ class MemoryStore:
             return self.remove(old_text)
         return _error(f"Unknown action '{action}'. Use: add, replace, remove")
 
+    def write_all(self, text: str, expect: str | None = None, who: str | None = None) -> dict[str, Any]:
+        """Replace the whole file with the entries of `text` (the workstation's editor saves this way).
+
+        `expect` is the content hash (`engine.atomic.content_hash`) of the file as the editor loaded
+        it; if the file holds something else now, nothing is written and the result carries
+        `conflict: True` and the text on disk, so the editor can show both instead of overwriting.
+        """
+        entries = parse_entries(text)
+        for number, entry in enumerate(entries, start=1):
+            blocked = first_threat_message(entry, "strict")
+            if blocked:
+                return _error(f"Entry {number}: {blocked}")
+        total = char_count(entries)
+        if total > self.limit:
+            return _error(
+                f"{self.filename} would hold {total:,}/{self.limit:,} chars; shorten or remove entries.",
+                usage=f"{total:,}/{self.limit:,}",
+            )
+
+        def change(state: DiskState) -> tuple[str, str] | dict[str, Any]:
+            if expect is not None and content_hash(state.raw) != expect:
+                return _error(
+                    f"{self.filename} changed on disk since it was opened; nothing was written.",
+                    conflict=True,
+                    disk=state.raw,
+                )
+            return serialize(entries), f"{self.filename} saved."
+
+        return self._write("edit", change, who=who, summary=f"edited {self.filename} in hws")
+
     # ── undo ─────────────────────────────────────────────────────────────────────────────────────
     def undo(self, entry: JournalEntry) -> dict[str, Any]:
         """Revert one journaled change: restore the file if nothing came after, else revert its entries."""
@@ -422,18 +459,30 @@ class MemoryStore:
                 self._folder_ready = True
             path = self.real_path()
             with self._locked(path):
-                state = self.state(backup_on_error=True)
-                self._note_external_edit(state.raw)
-                if guard_drift and state.drift:
-                    return self._drift_refusal(state.raw)
-                outcome = change(state)
-                if isinstance(outcome, dict):
-                    return outcome
-                new_raw, message = outcome
-                if new_raw != state.raw:
-                    write_memory_file(path, new_raw)
+                lost_race: str | None = None  # what the file held when a hand edit beat our last attempt
+                for _ in range(WRITE_ATTEMPTS):
+                    state = self.state(backup_on_error=True)
+                    self._note_external_edit(state.raw, lost_race)
+                    if guard_drift and state.drift:
+                        return self._drift_refusal(state.raw)
+                    outcome = change(state)
+                    if isinstance(outcome, dict):
+                        return outcome
+                    new_raw, message = outcome
+                    if new_raw == state.raw:
+                        return self.success(message, parse_entries(new_raw))
+                    written = write_memory_file(path, new_raw, expect=state.raw)
+                    if written is None:  # edited by hand meanwhile: read it again, redo the change
+                        lost_race = state.raw
+                        continue
                     self._journal(action, who or self.who, state.raw, new_raw, summary)
-                return self.success(message, parse_entries(new_raw))
+                    if written != new_raw:  # text appended by hand during the rename was carried over
+                        self._journal("edit", "external", new_raw, written, "appended outside hws meanwhile")
+                    return self.success(message, parse_entries(written))
+                return _error(
+                    f"{self.filename} kept changing while it was being written (edited outside hws?); "
+                    "nothing was written. Retry in a moment."
+                )
         except MemoryRefused as refused:
             return refused.result
         except (WriteError, OSError) as exc:
@@ -455,13 +504,22 @@ class MemoryStore:
         except MemoryRefused:
             return None
 
-    def _note_external_edit(self, raw: str) -> JournalEntry | None:
-        """If the file changed since our last journaled write, journal that edit as `external` first."""
+    def _note_external_edit(self, raw: str, lost_race: str | None = None) -> JournalEntry | None:
+        """If the file changed since our last journaled write, journal that edit as `external` first.
+
+        `lost_race` is what the file held when a hand edit made our compare-and-swap fail: with no
+        journaled write to compare against (a fresh home), it is the edit's `before`.
+        """
         with contextlib.suppress(WriteError, JournalError, OSError):
             last = self.journal.last(JOURNAL_KIND, self.target)
-            if last is None or last.after_hash == blob_hash(raw):
+            if last is None:
+                if lost_race is None or lost_race == raw:
+                    return None
+                previous = lost_race
+            elif last.after_hash == blob_hash(raw):
                 return None
-            previous = self.journal.text(last.after_hash) if last.after_hash else ""
+            else:
+                previous = self.journal.text(last.after_hash) if last.after_hash else ""
             return self.journal.record(
                 JOURNAL_KIND,
                 self.target,

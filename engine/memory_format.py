@@ -8,7 +8,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import WriteError, describe_os_error
+from engine import self_writes
+from engine.atomic import Changed, WriteError, compare_and_replace, describe_os_error
 
 DELIMITER = "\n§\n"
 FILES = {"memory": "MEMORY.md", "user": "USER.md"}
@@ -91,22 +92,35 @@ def revert_entries(before: list[str], after: list[str], current: list[str]) -> l
     return result
 
 
-def write_memory_file(path: Path, text: str) -> None:
+def write_memory_file(path: Path, text: str, expect: str | None = None) -> str | None:
     """Hermes' write: a `.mem_*.tmp` file in the same folder, fsync, `os.replace`; the temp file never stays.
+
+    With `expect` (the text the caller read under its lock) the write is a compare-and-swap against
+    writers that take no lock: None means the file changed meanwhile and nothing was written, so
+    the caller reads again and redoes its change. Returns the text now on disk.
 
     The folder is not fsynced (as in Hermes): that would double the cost of every write, and a power
     cut can then at worst bring back the previous version of the file, never a torn one.
     """
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mem_", suffix=".tmp")
+    if expect is None:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mem_", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(text.encode("utf-8"))
+                handle.flush()
+                os.fsync(handle.fileno())
+            self_writes.note(path, text)  # before the rename, so a watcher never sees it unannounced
+            os.replace(tmp, path)
+        except BaseException as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            if isinstance(exc, OSError):
+                raise WriteError(describe_os_error(exc, path)) from exc
+            raise
+        return text
+    expected = expect.encode("utf-8") if expect or path.exists() else None
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise WriteError(describe_os_error(exc, path)) from exc
-        raise
+        written = compare_and_replace(path, text.encode("utf-8"), expected, tmp_prefix=".mem_")
+    except Changed:
+        return None
+    return written.decode("utf-8", "replace")

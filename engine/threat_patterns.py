@@ -9,7 +9,7 @@ text, which keeps a clean entry to a handful of substring tests instead of dozen
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 SCOPE_LEVEL = {"all": 0, "context": 1, "strict": 2}
 
@@ -26,14 +26,26 @@ F8, F4, F3, F2 = _fill(8), _fill(4), _fill(3), _fill(2)
 
 @dataclass(frozen=True)
 class Pattern:
-    """One compiled threat pattern and the metadata every finding carries."""
+    """One threat pattern and the metadata every finding carries.
+
+    The regex is compiled on first use: compiling the whole table costs ~90 ms, which every `hws`
+    start would pay, while most texts need only the few patterns their `needs` select.
+    """
 
     id: str
     category: str
     severity: str
     scope: str
-    regex: re.Pattern[str]
+    source: str
     needs: tuple[tuple[str, ...], ...]  # every group must have one substring in the lowercased text
+    flags: int = re.IGNORECASE | re.DOTALL
+    _compiled: list[re.Pattern[str]] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        if not self._compiled:
+            self._compiled.append(re.compile(self.source, self.flags))
+        return self._compiled[0]
 
 
 def _p(header: str, needs: str, regex: str) -> Pattern:
@@ -44,7 +56,7 @@ def _p(header: str, needs: str, regex: str) -> Pattern:
         category,
         severity,
         scope,
-        re.compile(regex, re.IGNORECASE | re.DOTALL),
+        regex,
         tuple(tuple(group.split("|")) for group in needs.split("&")) if needs else (),
     )
 

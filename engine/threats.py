@@ -13,11 +13,12 @@ import base64
 import binascii
 import bisect
 import codecs
+import functools
 import re
 import unicodedata
 import urllib.parse
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from engine.threat_i18n import I18N_PATTERNS
 from engine.threat_patterns import PATTERNS, SCOPE_LEVEL, Pattern
@@ -55,7 +56,10 @@ _CONFUSABLES = str.maketrans(
     }
 )
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
-_LEET_TOKEN = re.compile(r"[A-Za-z0-9@$]*(?:[013457@$][A-Za-z]|[A-Za-z][@$][A-Za-z])[A-Za-z0-9@$]*")
+_LEET_TOKEN = re.compile(  # whole tokens only: the lookbehind stops a retry at every letter of a word
+    r"(?<![A-Za-z0-9@$])[A-Za-z0-9@$]*(?:[013457@$][A-Za-z]|[A-Za-z][@$][A-Za-z])[A-Za-z0-9@$]*"
+)
+_NON_ASCII_WORD = re.compile(r"\S*[^\x00-\x7f]\S*")
 _DIGIT_OR_SYMBOL = re.compile(r"[013457@$]")
 _LEET_HINT = re.compile(r"[013457@$][A-Za-z]|[A-Za-z][@$][A-Za-z]")
 _SPACED_HINT = re.compile(r"[A-Za-z][ .\-_*·•|/][A-Za-z][ .\-_*·•|/][A-Za-z][ .\-_*·•|/][A-Za-z]")
@@ -138,12 +142,16 @@ def _normalise(text: str) -> str:
 def _fold(text: str) -> str:
     """Look-alike letters to Latin, accents off, leetspeak tokens spelled out (spacing kept)."""
     folded = text
-    if not folded.isascii():
-        folded = folded.translate(_CONFUSABLES)
-        folded = unicodedata.normalize("NFC", _COMBINING.sub("", unicodedata.normalize("NFD", folded)))
+    if not folded.isascii():  # only the words with other letters in them need the work
+        folded = _NON_ASCII_WORD.sub(lambda m: _fold_letters(m.group(0)), folded)
     if _DIGIT_OR_SYMBOL.search(folded) and _LEET_HINT.search(folded):
         folded = _LEET_TOKEN.sub(lambda m: m.group(0).translate(_LEET), folded)
     return folded
+
+
+def _fold_letters(word: str) -> str:
+    word = word.translate(_CONFUSABLES)
+    return unicodedata.normalize("NFC", _COMBINING.sub("", unicodedata.normalize("NFD", word)))
 
 
 def _join_spaced(text: str) -> str:
@@ -162,24 +170,28 @@ def _need_key(need: str) -> str:
     return max(words, key=len) if words else need
 
 
+_SPANNING = frozenset({"html_comment_injection", "hidden_div", "chat_template_tokens"})
 GRAM = 3  # keys are looked up by their first three characters, then confirmed as substrings
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Prefilter:
     """Which patterns can possibly match, decided by which `needs` substrings occur in the text.
 
-    The text's character trigrams pick the few keys worth testing (each key is filed under its
-    first trigram), so a clean entry costs one set of slices and a handful of substring tests.
-    A pattern is a candidate when a key of each of its groups occurs in the lowercased text.
+    A pattern is a candidate when a key of each of its groups occurs in the lowercased text. On a
+    long text the keys are found once over the whole of it (one substring search per key, then
+    `find` from one occurrence to the next piece) and shared out to the pieces that hold them,
+    instead of testing every key against every piece.
     """
 
-    by_gram: dict[tuple[str, ...], tuple[str, ...]]  # first trigram -> keys starting with it
+    by_gram: dict[tuple[str, ...], tuple[str, ...]]  # first three characters -> keys starting with them
     grams: frozenset[tuple[str, ...]]
-    short: tuple[str, ...]  # keys shorter than a trigram, tested directly
+    short: tuple[str, ...]  # keys shorter than three characters, tested directly
     first_group: dict[str, frozenset[int]]  # key -> indexes of patterns whose first group holds it
     rest: tuple[tuple[frozenset[str], ...], ...]  # per pattern, the groups after the first
     always: frozenset[int]  # patterns without needs
+    everywhere: frozenset[str]  # keys that are the empty string: present in any text
+    spanning_keys: frozenset[str]  # the keys of the patterns that also run over a whole long text
 
     @classmethod
     def build(cls, patterns: tuple[Pattern, ...]) -> _Prefilter:
@@ -187,10 +199,13 @@ class _Prefilter:
         first: dict[str, set[int]] = {}
         rest = []
         always = set()
+        spanning: set[str] = set()
         for index, pattern in enumerate(patterns):
             groups = [frozenset(_need_key(need) for need in group) for group in pattern.needs]
             for group in groups:
                 keys |= group
+                if pattern.id in _SPANNING:
+                    spanning |= group
             if not groups:
                 always.add(index)
             else:
@@ -204,22 +219,28 @@ class _Prefilter:
         return cls(
             {gram: tuple(found) for gram, found in by_gram.items()},
             frozenset(by_gram),
-            tuple(sorted(k for k in keys if len(k) < GRAM)),
+            tuple(sorted(k for k in keys if 0 < len(k) < GRAM)),
             {key: frozenset(found) for key, found in first.items()},
             tuple(rest),
             frozenset(always),
+            frozenset(k for k in keys if not k),
+            frozenset(spanning),
         )
 
     def present(self, lower: str) -> set[str]:
-        """Every key that occurs in the lowercased text."""
+        """Every key that occurs in the lowercased text: its trigrams pick the few keys worth testing."""
         grams = self.grams.intersection(zip(lower, lower[1:], lower[2:], strict=False))  # in C, no loop
         found = {key for gram in grams for key in self.by_gram[gram] if len(key) == GRAM or key in lower}
         found.update(filter(lower.__contains__, self.short))
+        found.update(self.everywhere)
         return found
 
     def candidates(self, lower: str) -> list[int]:
         """Indexes, in table order, of the patterns worth running on this lowercased text."""
-        present = self.present(lower)
+        return self.candidates_of(self.present(lower))
+
+    def candidates_of(self, present: set[str]) -> list[int]:
+        """Indexes, in table order, of the patterns whose every group has a key in `present`."""
         first = self.first_group
         chosen = self.always.union(*[first[key] for key in present if key in first])
         picked = []
@@ -232,18 +253,89 @@ class _Prefilter:
         picked.sort()
         return picked
 
+    def present_by_piece(
+        self, lower: str, starts: list[int], ends: list[int]
+    ) -> tuple[set[str], list[set[str]]]:
+        """The keys of the whole text, and those of each piece `lower[starts[i]:ends[i]]`.
 
-_PREFILTERS = {scope: _Prefilter.build(patterns) for scope, patterns in _BY_LEVEL.items()}
+        One pass of the key trie finds the longest key starting at each position (its prefixes that
+        are keys start there too). Pieces are in order and overlap by at most one line, so an
+        occurrence lies in the piece whose start is the last before it, and perhaps the one before.
+        """
+        by_piece: list[set[str]] = [set(self.everywhere) for _ in starts]
+        prefixes = self.prefixes
+        for m in self.trie.finditer(lower):
+            pos = m.start()
+            index = bisect.bisect_right(starts, pos) - 1
+            for key in prefixes[m.group(1)]:
+                end = pos + len(key)
+                step = index
+                while step >= 0 and ends[step] >= end:
+                    by_piece[step].add(key)
+                    step -= 1
+        return by_piece
+
+    @functools.cached_property
+    def trie(self) -> re.Pattern[str]:
+        """A regex finding, at every position, the longest key that starts there (a lookahead, so
+        occurrences may overlap); the alternatives form a trie, so each position costs a few steps."""
+        return re.compile("(?=(" + _trie_regex(self.all_keys()) + "))")
+
+    @functools.cached_property
+    def prefixes(self) -> dict[str, tuple[str, ...]]:
+        """Each key -> the keys that are prefixes of it, itself included."""
+        keys = set(self.all_keys())
+        return {key: tuple(key[:n] for n in range(1, len(key) + 1) if key[:n] in keys) for key in keys}
+
+    def all_keys(self) -> list[str]:
+        return sorted({k for found in self.by_gram.values() for k in found} | set(self.short))
+
+
+def _trie_regex(words: list[str]) -> str:
+    """An alternation of `words` laid out as a trie: `(?:a(?:b|c)?|d)` for a, ab, ac, d."""
+    root: dict[str, Any] = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        branches = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if "" in node:
+            return f"(?:{body})?"
+        return body
+
+    return build(root)
+
+
+_PREFILTERS: dict[str, _Prefilter] = {}
+
+
+def _prefilter(scope: str) -> _Prefilter:
+    """The prefilter of a scope, built on first use (keeps `import engine.threats` cheap)."""
+    found = _PREFILTERS.get(scope)
+    if found is None:
+        found = _PREFILTERS[scope] = _Prefilter.build(_BY_LEVEL[scope])
+    return found
+
+
 CHUNK_CHARS = 256  # longer texts are scanned a paragraph-sized piece at a time (few keys per piece)
-_SPANNING = frozenset({"html_comment_injection", "hidden_div", "chat_template_tokens", "provider_token"})
 _FIRST_PATTERN = {p.id: id(p) for p in reversed(_ALL_PATTERNS)}
 
 
-def _run_patterns(view: str, scope: str, only: frozenset[str] | None = None) -> list[Finding]:
+def _run_patterns(
+    view: str, scope: str, only: frozenset[str] | None = None, picked: list[int] | None = None
+) -> list[Finding]:
     patterns = _BY_LEVEL[scope]
     newlines: list[int] | None = None
     found: list[Finding] = []
-    for index in _PREFILTERS[scope].candidates(view.lower()):
+    if picked is None:
+        picked = _prefilter(scope).candidates(view.lower())
+    for index in picked:
         pattern = patterns[index]
         if only is not None and pattern.id not in only:
             continue
@@ -264,49 +356,72 @@ def _run_patterns(view: str, scope: str, only: frozenset[str] | None = None) -> 
     return found
 
 
-def _chunks(view: str) -> list[tuple[int, str]]:
-    """(first line number - 1, text) pieces of about CHUNK_CHARS, cut at blank lines, else at lines.
+def _chunks(view: str) -> list[tuple[int, int, int]]:
+    """(first line number - 1, start, end) of pieces of about CHUNK_CHARS, cut at blank lines, else at lines.
 
     A piece cut inside a paragraph starts with the last line of the piece before, so a phrase broken
     over that line break is still seen whole.
     """
-    pieces: list[tuple[int, str]] = []
+    pieces: list[tuple[int, int, int]] = []
     start_line = 0
-    current: list[str] = []
+    first = 0  # offset of the piece's first line
+    count = 0  # lines in the current piece
+    last_start = 0  # offset of the current piece's last line
     size = 0
+    offset = 0
     for line_number, line in enumerate(view.split("\n")):
         boundary = not line.strip() or size + len(line) > CHUNK_CHARS
-        if current and boundary and (size > CHUNK_CHARS // 4 or size + len(line) > CHUNK_CHARS):
-            pieces.append((start_line, "\n".join(current)))
+        if count and boundary and (size > CHUNK_CHARS // 4 or size + len(line) > CHUNK_CHARS):
+            pieces.append((start_line, first, offset - 1))
             if line.strip():  # cut inside a paragraph: overlap by one line
-                current, size, start_line = [current[-1]], len(current[-1]) + 1, line_number - 1
+                first, count, size, start_line = last_start, 1, offset - last_start, line_number - 1
             else:
-                current, size, start_line = [], 0, line_number
-        current.append(line)
+                first, count, size, start_line = offset, 0, 0, line_number
+        if not count:
+            first = offset
+        last_start = offset
+        count += 1
         size += len(line) + 1
-    if current:
-        pieces.append((start_line, "\n".join(current)))
+        offset += len(line) + 1
+    if count:
+        pieces.append((start_line, first, offset - 1))
     return pieces
 
 
-def _run_in_chunks(view: str, scope: str, unchanged_from: str | None = None) -> list[Finding]:
+def _run_in_chunks(view: str, scope: str, skip: frozenset[str] = frozenset()) -> list[Finding]:
     """Patterns over a long text, a paragraph-sized piece at a time.
 
     On a whole skill nearly every pattern's needs occur somewhere, so the prefilter stops helping
     and each regex walks the full text; per piece, only the few that can match run. Patterns that
-    span lines (HTML comments, key blocks, chat-template tokens) also run over the whole text.
+    span lines (HTML comments, hidden divs, chat-template tokens) also run over the whole text.
+    Pieces whose text is in `skip` (already scanned in another view) are left out.
     """
     if len(view) <= CHUNK_CHARS:
         return _run_patterns(view, scope)
+    prefilter = _prefilter(scope)
+    pieces = [(offset, start, end) for offset, start, end in _chunks(view) if view[start:end] not in skip]
+    lower = view.lower()
+    if not skip and len(lower) == len(view):
+        by_piece = prefilter.present_by_piece(lower, [p[1] for p in pieces], [p[2] for p in pieces])
+    else:  # a few pieces left, or lowercasing changed the length (e.g. U+0130): look per piece
+        by_piece = [prefilter.present(view[start:end].lower()) for _, start, end in pieces]
     found: list[Finding] = []
-    # A folded view keeps the lines of the plain one; pieces the folding left alone were scanned already.
-    already = {piece for _, piece in _chunks(unchanged_from)} if unchanged_from is not None else set()
-    for offset, piece in _chunks(view):
-        if piece not in already:
-            found += [replace(f, line=f.line + offset) for f in _run_patterns(piece, scope)]
-    found += _run_patterns(view, scope, only=_SPANNING)
+    for (offset, start, end), keys in zip(pieces, by_piece, strict=True):
+        picked = prefilter.candidates_of(keys)
+        if picked:
+            piece = view[start:end]
+            found += [replace(f, line=f.line + offset) for f in _run_patterns(piece, scope, picked=picked)]
+    spanning = prefilter.candidates_of({key for key in prefilter.spanning_keys if key in lower})
+    found += _run_patterns(view, scope, only=_SPANNING, picked=spanning)
     order = {id(p): n for n, p in enumerate(_BY_LEVEL[scope])}
     return sorted(found, key=lambda f: (order.get(_FIRST_PATTERN[f.id], 0), f.line))
+
+
+def _pieces(view: str) -> frozenset[str]:
+    """The texts of a long view's pieces (a folded view keeps the lines of the plain one)."""
+    if len(view) <= CHUNK_CHARS:
+        return frozenset()
+    return frozenset(view[start:end] for _, start, end in _chunks(view))
 
 
 def _compact_findings(view: str) -> list[Finding]:
@@ -410,11 +525,17 @@ def _hidden_payloads(raw: str, view: str) -> list[tuple[str, str, str, int]]:
     for kind, hints, asks, decode in _ASKED_DECODINGS:
         if not any(hint in lower for hint in hints):
             continue
-        lines = view.split("\n")
-        for number, line in enumerate(lines):
-            if asks.search(line):  # the request and the text it points at: this line and the next two
-                nearby = "\n".join(lines[number : number + 3])
-                payloads.append((kind, nearby, decode(nearby), number + 1))
+        lines: list[str] | None = None
+        asked_on: set[int] = set()
+        for m in asks.finditer(view):  # the request and the text it points at: this line and the next two
+            newlines = _line_finder(view) if newlines is None else newlines
+            number = _line_at(newlines, m.start()) - 1
+            if number in asked_on:
+                continue
+            asked_on.add(number)
+            lines = view.split("\n") if lines is None else lines
+            nearby = "\n".join(lines[number : number + 3])
+            payloads.append((kind, nearby, decode(nearby), number + 1))
     if not raw.isascii():
         raw_newlines = _line_finder(raw)
         for m in _TAG_RUN.finditer(raw):
@@ -434,7 +555,8 @@ def _scan(text: str, scope: str, depth: int) -> list[Finding]:
     folded = _join_spaced(letters)
     if folded != view:
         known = {f.id for f in plain}
-        disguised = [f for f in _run_in_chunks(folded, scope, unchanged_from=view) if f.id not in known]
+        skip = _pieces(view)  # pieces the folding left alone were scanned already
+        disguised = [f for f in _run_in_chunks(folded, scope, skip) if f.id not in known]
         disguised += [f for f in _compact_findings(letters) if f.id not in known]
         findings += disguised
         if disguised:

@@ -14,6 +14,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--slow", action="store_true", help="run the long fault and fuzz variants")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--slow"):
+        os.environ["HWS_SLOW"] = "1"  # property-based suites read it to draw many more examples
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if config.getoption("--slow"):
         return

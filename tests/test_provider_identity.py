@@ -117,3 +117,19 @@ def test_a_soul_symlinked_out_of_the_home_is_not_read(hermes_home: Path, tmp_pat
     home.soul.unlink()
     home.soul.symlink_to(outside)
     assert build_view(home, config, None).agent.file_text == ""
+
+
+def test_the_same_fact_with_a_different_name_or_number_is_drift_not_agreement() -> None:
+    user_md = "Name: Dana\n§\nLives in Lisbon.\n§\nUses Python 3.11 at work.\n§\nPrefers dark themes."
+    observed = honcho_deriver.representation(
+        "user",
+        ["My name is Dana.", "I live in Porto now.", "I use Python 3.12 at work.", "I prefer dark themes."],
+        25,
+    )
+    drift = compare(user_file_claims(user_md), observed_claims(observed), 0.5)
+    conflicts = {m.stated.text: m.observed.text for m in drift.conflicts}
+    assert conflicts == {
+        "Lives in Lisbon.": "user lives in Porto now",
+        "Uses Python 3.11 at work.": "user uses Python 3.12 at work",
+    }
+    assert {m.stated.text for m in drift.agreements} >= {"Prefers dark themes."}

@@ -72,7 +72,7 @@ def test_search_prints_ranked_hits_with_snippets(home: Path) -> None:
     data = json.loads(hws("sessions", "search", "数据", "--json").stdout)
     assert {h["message_id"] for h in data["hits"]} == {9, 10} and data["partial"] is False
     roles = json.loads(hws("sessions", "search", "pottery", "--role", "assistant", "--json").stdout)
-    assert [h["role"] for h in roles["hits"]] == ["assistant"]
+    assert [h["role"] for h in roles["hits"]] == ["assistant"], roles
     assert hws("sessions", "search", '"(').stdout.strip() == "No messages matched."
 
 

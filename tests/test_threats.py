@@ -135,7 +135,9 @@ def test_heldout_rates(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(missed) <= len(HELDOUT_ATTACKS) * 0.1, missed
 
 
-@pytest.mark.parametrize("category", ["rephrase", "role", "language", "homoglyph", "encoded", "exfil", "c2"])
+@pytest.mark.parametrize(
+    "category", ["rephrase", "role", "language", "homoglyph", "invisible", "encoded", "exfil", "c2"]
+)
 def test_every_category_is_caught(category: str) -> None:
     from tests.threat_corpus import ATTACKS
 

@@ -19,6 +19,9 @@ def test_hws_opens_shows_the_layout_takes_input_and_quits(tmp_path: Path) -> Non
     env = {"HERMES_HOME": str(home), "HOME": str(tmp_path), "TEXTUAL_ANIMATIONS": "none"}
     with TmuxSession.start([HWS], width=120, height=32, env=env, cwd=str(tmp_path)) as tmux:
         tmux.wait_for("idle", timeout=20)
+        tmux.wait_for("Choose your model")  # a first run with no model offers the setup screen
+        tmux.send_keys("Escape")  # later
+        tmux.wait_until_gone("Choose your model")
         screen = tmux.wait_for("No model is configured")
         for text in ("F1 hws", "F2 Memory", "F3 Budget", "F4 Skills", "F5 Compression", "no model"):
             assert text in screen, text
@@ -42,6 +45,9 @@ def test_hws_at_80x24_folds_the_panes_into_tabs(tmp_path: Path) -> None:
     env = {"HERMES_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)}
     with TmuxSession.start([HWS], width=80, height=24, env=env, cwd=str(tmp_path)) as tmux:
         tmux.wait_for("idle", timeout=20)
+        tmux.wait_for("Choose your model")
+        tmux.send_keys("Escape")
+        tmux.wait_until_gone("Choose your model")
         screen = tmux.wait_for("No model is configured")
         assert "F2 Memory 0 │ F3 Budget 0%" in screen
         assert "▾ F2 Memory" not in screen

@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine import events
 from tests.tui_support import MODEL_CONFIG, SESSION, ScriptedAgent, make_app, settle
 from tui import messages
-from tui.commands import SkillEntry, parse_slash
+from tui.commands import SLASH_COMMANDS, SkillEntry, parse_slash
 from widgets.prompt import PromptBox, SlashCommand, matching_commands
 from widgets.transcript_blocks import NoticeBlock, UserBlock
 
@@ -81,7 +81,7 @@ async def test_slash_shows_completions_and_tab_completes() -> None:
         await pilot.press("slash")
         await pilot.pause()
         assert prompt.completions_shown
-        assert prompt.completions.option_count == 11
+        assert prompt.completions.option_count == len(SLASH_COMMANDS)  # 13 with /edit and /identity
         await pilot.press("c", "o")
         await pilot.pause()
         assert [c.name for c in prompt._shown] == ["compress", "copy"]

@@ -58,6 +58,8 @@ class TmuxSession:
         environment.update(env or {})
         environment.setdefault("TERM", "xterm-256color")
         environment.pop("TMUX", None)
+        for name in ("COLUMNS", "LINES"):  # pytest-xdist workers set 80x24; the app would size to it
+            environment.pop(name, None)
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
         shell_command = f"env {exports} {shlex.join(command)}; echo '[exited '$?']'; sleep 30"
         subprocess.run(

@@ -23,6 +23,7 @@ from textual.screen import Screen
 
 from engine.config import Config
 from engine.home import Home
+from engine.redact import Redactor
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
 from tui.agent_port import AgentPort, drive_turn, interrupt
@@ -31,6 +32,7 @@ from tui.app_commands import SlashCommands
 from tui.app_feeds import PaneFeeds
 from tui.app_history import HistoryFeeds
 from tui.commands import SLASH_COMMANDS, SessionEntry, SkillEntry, parse_slash, skill_commands
+from tui.live_files import LiveFilesMixin
 from widgets.gauge import GaugeLevels
 from widgets.prompt import PromptBox
 from widgets.status_bar import StatusState
@@ -88,7 +90,9 @@ class CopyDone(Message):
         self.chars = chars
 
 
-class HwsApp(AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], inherit_bindings=False):
+class HwsApp(
+    LiveFilesMixin, AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], inherit_bindings=False
+):
     """Hermes Workstation."""
 
     TITLE = "hws"
@@ -124,6 +128,29 @@ class HwsApp(AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], i
             tooltip="Sessions: recall, browse and search",
         ),
         Binding("f12", "show_keys", "keys", id="show_keys", tooltip="Show every key and its id"),
+        Binding(
+            "ctrl+e",
+            "edit",
+            "edit files",
+            id="edit_files",
+            priority=True,
+            tooltip="Edit SOUL.md, memory and skills side by side (again: back)",
+        ),
+        Binding(
+            "f6",
+            "identity",
+            "identity",
+            id="identity",
+            priority=True,  # the input (a TextArea) would take f6 for "select line"
+            tooltip="SOUL.md and USER.md beside what was observed",
+        ),
+        Binding(
+            "ctrl+n",
+            "new_session_now",
+            "new session",
+            id="new_session_now",
+            tooltip="Start a new session now (it reads SOUL.md, skills and memory from disk)",
+        ),
     ]
 
     def __init__(
@@ -140,8 +167,10 @@ class HwsApp(AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], i
         resume: str | None = None,
         note: str = "",
         wall_clock: Callable[[], float] = time.time,
+        offer_setup: bool = False,
     ) -> None:
         super().__init__()
+        self.offer_setup = offer_setup  # with no model configured, open the setup screen first
         self.home = home
         self.config = config
         self.agent: AgentPort | None = agent
@@ -155,6 +184,7 @@ class HwsApp(AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], i
         self.skill_entries: list[SkillEntry] = []
         self.session_entries: list[SessionEntry] = []
         self.workdir = workdir if workdir is not None else Path.cwd()
+        self._redactor: Redactor | None = None
         self.clock = clock
         self.wall_clock = wall_clock
         self.tui = config.tui
@@ -242,11 +272,14 @@ class HwsApp(AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], i
 
     def on_mount(self) -> None:
         self._apply_keymap()
+        self.start_live_files()
         main = self.main_screen
         for warning in self.startup_warnings:
             self.notify(warning, severity="warning", timeout=12)
         if not self.config.model_name:
             main.post_message(messages.Notice(no_model_text(self.config_path_label), "warning", "!"))
+            if self.offer_setup:
+                self.call_after_refresh(self.open_setup)
         if self.scripted_note:
             main.post_message(messages.Notice(self.scripted_note, "info", "i"))
         if self.agent is None and self.agent_factory is not None and self.config.model_name:
@@ -262,11 +295,15 @@ class HwsApp(AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], i
         """Every class whose bindings the keymap and the keys screen know (imports the screens)."""
         from textual.widgets import Markdown  # noqa: F401  (the transcript imports it anyway)
 
+        from tui.screens.conflict import ConflictScreen
+        from tui.screens.editor import EditorScreen
+        from tui.screens.identity import IdentityScreen
         from tui.screens.keys import KeysScreen
         from tui.screens.main import MainScreen
         from tui.screens.session_view import SessionViewScreen
         from tui.screens.sessions import SessionsScreen
         from tui.screens.text_view import TextScreen
+        from widgets.file_editor import FileEditor
         from widgets.memory_pane import MemoryPane
         from widgets.pane import Pane
         from widgets.prompt import PromptInput
@@ -284,6 +321,10 @@ class HwsApp(AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], i
             "past session": SessionViewScreen,
             "text view": TextScreen,
             "keys screen": KeysScreen,
+            "editor screen": EditorScreen,
+            "file editor": FileEditor,
+            "conflict": ConflictScreen,
+            "identity view": IdentityScreen,
         }
 
     def _apply_keymap(self) -> None:
@@ -356,6 +397,11 @@ class HwsApp(AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], i
                 return
         self.send_to_agent(text)
 
+    def _redact(self, text: str) -> str:
+        if self._redactor is None:
+            self._redactor = Redactor.from_config(self.config)
+        return self._redactor(text)
+
     def send_to_agent(self, text: str) -> None:
         """Start a turn with `text`, or explain why none can start."""
         main = self.main_screen
@@ -366,7 +412,7 @@ class HwsApp(AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], i
             )
             return
         self.last_sent = text
-        main.post_message(messages.TurnSubmitted(text))
+        main.post_message(messages.TurnSubmitted(self._redact(text)))  # a pasted key is not shown
         if self.agent is None:
             reason = self.agent_problem or "the agent is still starting"
             if reason == "no model is configured":
@@ -450,6 +496,29 @@ class HwsApp(AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], i
 
     # Screens (imported on first use).
 
+    def open_setup(self) -> None:
+        """The setup screen: choose the model, write config.yaml, check the endpoint."""
+        from tui.screens.setup import SetupScreen
+
+        self.push_screen(SetupScreen(self.home, float(self.config.setup.check_timeout)), self._setup_done)
+
+    def _setup_done(self, config: Config | None) -> None:
+        """The model was written: use it now (the agent is built again) instead of after a restart."""
+        if config is None or not config.model_name:
+            return
+        self.config = config
+        self.agent_problem = ""
+        main = self.main_screen
+        main.prompt.set_placeholder(
+            "Message the agent · enter sends · shift+enter or ctrl+j: new line · / for commands"
+        )
+        main.status.update_state(model=config.model_name)
+        main.post_message(
+            messages.Notice(f"Model set: {config.model_name} at {config.model.base_url}.", "info", "✓")
+        )
+        if self.agent is None and self.agent_factory is not None:
+            self.request_agent(None, "start")
+
     def action_show_keys(self) -> None:
         from tui.screens.keys import KeysScreen
 
@@ -511,7 +580,15 @@ class HwsApp(AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], i
             ("Focus the input", "esc", main.action_focus_input),
             ("Toggle the side panes", "ctrl+b", main.action_toggle_side),
             ("Sessions", "ctrl+r · browse and search past sessions", self.action_sessions),
+            ("Edit files", "ctrl+e · SOUL.md, memory and skills side by side", self.open_editor),
+            ("Identity", "f6 · SOUL.md and USER.md beside what was observed", self.action_identity),
+            (
+                "Start a new session now",
+                "ctrl+n · reads SOUL.md, skills and memory again",
+                self.action_new_session_now,
+            ),
             ("Show the keys", "f12 · every binding and its id", self.action_show_keys),
+            ("Choose the model", "provider, model, key; writes config.yaml (hws setup)", self.open_setup),
             ("Interrupt the turn", "ctrl+c", self.action_interrupt),
             (
                 "Copy the last reply",
@@ -520,7 +597,7 @@ class HwsApp(AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], i
             ),
         ]
         for command in SLASH_COMMANDS:
-            if command.name in ("copy", "help", "sessions"):
+            if command.name in ("copy", "help", "sessions", "edit", "identity"):
                 continue
             entries.append((f"/{command.name}", command.help, _slash_runner(self, command.name)))
         for title, help_text, callback in entries:

@@ -90,6 +90,8 @@ class AgentLifecycle:
         self.agent_problem = ""
         if message.resume is not None:
             self._open_session(message.resume)
+        if message.reason != "start":  # a new agent read SOUL.md, skills and memory again: compare anew
+            getattr(self, "session_restarted", lambda: None)()
 
     @work(exclusive=True, group="turn", exit_on_error=False, description="open the resumed session")
     async def _open_session(self, resume: str) -> None:

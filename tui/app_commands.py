@@ -52,6 +52,10 @@ class SlashCommands:
             main.action_show_pane(name)
         elif name == "sessions":
             self.action_sessions()
+        elif name == "edit":
+            self.open_editor(*argument.split()[:2])  # type: ignore[attr-defined]
+        elif name == "identity":
+            self.action_identity()  # type: ignore[attr-defined]
         elif name == "theme":
             self.switch_theme(argument)
         elif name == "model":
@@ -69,6 +73,15 @@ class SlashCommands:
             self.new_conversation()
         elif name == "compress":
             self.compress_command(argument)
+
+    def _agent_command(self, name: str, argument: str) -> None:
+        """The agent-side commands by name (ctrl+n, the next-session bar, call "new")."""
+        if name == "new":
+            self.new_conversation()
+        elif name == "compress":
+            self.compress_command(argument)
+        elif name == "undo" and not self._waits_for_turn(name):
+            self.undo_last_write()
 
     def _say(self, text: str, level: str = "info", icon: str = "·") -> None:
         self.main_screen.post_message(messages.Notice(text, level, icon))
@@ -119,6 +132,7 @@ class SlashCommands:
         finally:
             self.turn_running = False
             main.status.update_state(working=False)
+        getattr(self, "session_restarted", lambda: None)()
         if outcome is not None and not getattr(outcome, "compressed", True):
             note = str(getattr(outcome, "note", "") or "there was nothing to compress").rstrip(".")
             main.post_message(messages.Notice(f"Not compressed: {note}.", "info", "i"))

@@ -18,6 +18,8 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("memory", "show the memory pane"),
     SlashCommand("skills", "show the skills pane"),
     SlashCommand("sessions", "browse and search past sessions"),
+    SlashCommand("edit", "edit files side by side (SOUL.md, memory, skills)", args="[file] [file]"),
+    SlashCommand("identity", "SOUL.md and USER.md beside what the provider observed"),
     SlashCommand("undo", "undo the last memory or skill write"),
     SlashCommand("retry", "send the last message again"),
     SlashCommand("copy", "copy the last reply"),

@@ -8,6 +8,7 @@ a past conversation and goes on with it.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -33,7 +34,19 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         help="the scripted model's scenario: a shipped name or a YAML file (implies --scripted)",
     )
     parser.add_argument("--resume", metavar="SESSION", help="go on with a past session (id or unique prefix)")
+    parser.add_argument("--version", action="version", version=f"hws {version()}")
     return parser.parse_args(list(argv))
+
+
+def version() -> str:
+    """The installed package's version (a checkout that is not installed says so)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as package_version
+
+    try:
+        return package_version("hermes-workstation")
+    except PackageNotFoundError:
+        return "(not installed: run pip install .)"
 
 
 def launch(argv: Sequence[str]) -> int:
@@ -53,7 +66,8 @@ def launch(argv: Sequence[str]) -> int:
         except (HomeError, ConfigError) as exc:
             print(exc, file=sys.stderr)
             return 2
-        if not sys.stdout.isatty() or not sys.stdin.isatty():
+        served = "web_driver" in os.environ.get("TEXTUAL_DRIVER", "")  # under `hws serve`: a browser tab
+        if not served and (not sys.stdout.isatty() or not sys.stdin.isatty()):
             print(
                 "hws opens a full-screen workstation and needs a terminal; "
                 "for scripts use the subcommands (`hws --help`).",
@@ -67,8 +81,11 @@ def launch(argv: Sequence[str]) -> int:
 
 
 def _run(home, config, args: argparse.Namespace, scripted: bool, temporary: bool) -> int:  # type: ignore[no-untyped-def]
+    from engine.logs import setup_logging
     from tui.agent_port import AgentBuilder
     from tui.catalogs import session_catalog, skill_catalog
+
+    setup_logging(home, config)  # logs/agent.log and errors.log, secrets redacted
 
     server = None
     builder = AgentBuilder(workdir=Path.cwd())
@@ -97,6 +114,7 @@ def _run(home, config, args: argparse.Namespace, scripted: bool, temporary: bool
         session_source=partial(session_catalog, home, config, int(config.tui.palette_sessions)),
         resume=args.resume,
         note=note,
+        offer_setup=bool(config.setup.offer_screen) and not scripted,
     )
     try:
         result = app.run()

@@ -18,8 +18,28 @@ def _wants_subcommand(argv: Sequence[str]) -> bool:
     return bool(args) and (not args[0].startswith("-") or args[0] in ("-h", "--help"))
 
 
+def _demo_arguments(argv: Sequence[str]) -> list[str] | None:
+    """The arguments of `hws demo …` when it should open the workstation (not headless, not --list)."""
+    args = list(argv)
+    while args and args[0] == "--home" and len(args) >= 2:
+        args = args[2:]  # the demo runs in a home of its own
+    if not args or args[0] != "demo":
+        return None
+    rest = args[1:]
+    if {"--headless", "--list", "--check", "--json", "-h", "--help"} & set(rest):
+        return None
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None  # engine.cli says it needs a terminal and points at --headless
+    return rest
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    demo = _demo_arguments(argv)
+    if demo is not None:
+        from tui.demo import launch_demo
+
+        return launch_demo(demo)
     if _wants_subcommand(argv):
         from engine.cli import main as cli_main
 

@@ -26,6 +26,7 @@ class StatusState:
     working: bool = False
     note: str = ""
     note_level: str = "info"
+    files: str = ""  # how the home is watched when not by file events ("files: polling every 1s")
     hints: str = "^p palette  ^r sessions  f12 keys"
 
 
@@ -97,6 +98,8 @@ class StatusBar(Widget):
         parts += [sep, format_elapsed(self.clock() - self.started)]
         parts += [sep, f"compressed {state.compressions}×"]
         parts += [sep, ("working…", "bold $accent") if state.working else ("idle", "")]
+        if state.files:
+            parts += [sep, (state.files, "$warning")]
         if state.note:
             style = {"warning": "$warning", "error": "$error"}.get(state.note_level, "")
             parts += [sep, (state.note, style)]

@@ -49,3 +49,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # the last line of defence: a sentence, never a traceback
+        import logging
+
+        from engine.redact import Redactor
+
+        logging.getLogger("engine.cli").exception("hws %s failed", getattr(args, "command", "?"))
+        detail = Redactor.from_environ()(f"{type(exc).__name__}: {exc}")
+        print(
+            f"hws {getattr(args, 'command', '')}: unexpected error ({detail}). "
+            "This is a bug; the details are in the home's logs/errors.log.",
+            file=sys.stderr,
+        )
+        return 1

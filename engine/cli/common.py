@@ -33,6 +33,9 @@ def open_home(args: argparse.Namespace) -> tuple[Home, Config]:
         config = load_config(home.root)
     except (HomeError, ConfigError) as exc:
         fail(str(exc), EXIT_USAGE)
+    from engine.logs import setup_logging
+
+    setup_logging(home, config)
     for warning in config.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return home, config

@@ -181,13 +181,22 @@ def _ask(question: str) -> str:
     return sys.stdin.readline().strip()
 
 
-class TextPrinter:
-    """Plain output: the answer streams to stdout, everything else is a short line on stderr."""
+VOID_MARK = "the text so far is void"  # a retry's status: the reply streamed so far starts over
 
-    def __init__(self) -> None:
+
+class TextPrinter:
+    """Plain output: the answer streams to stdout, everything else is a short line on stderr.
+
+    When stdout is not a terminal (a pipe, a file) each model call's text is held until the call
+    ends, so a retry after a cut stream never leaves half a reply in the output.
+    """
+
+    def __init__(self, hold: bool | None = None) -> None:
         self.failed = False
         self.previews: dict[str, str] = {}
         self.text_open = False  # stdout has text without a final newline
+        self.hold = (not sys.stdout.isatty()) if hold is None else hold
+        self.pending: list[str] = []
 
     def note(self, line: str) -> None:
         if self.text_open:
@@ -195,14 +204,33 @@ class TextPrinter:
         sys.stderr.write(line + "\n")
         sys.stderr.flush()
 
+    def _write(self, text: str) -> None:
+        if text:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            self.text_open = not text.endswith("\n")
+
+    def _release(self) -> None:
+        text, self.pending = "".join(self.pending), []
+        self._write(text)
+
     def show(self, event: Event) -> None:
         kind = event.kind
         data = event.__dict__
         if kind == "text_delta":
-            sys.stdout.write(data["text"])
-            sys.stdout.flush()
-            self.text_open = not data["text"].endswith("\n")
-        elif kind == "tool_called":
+            if self.hold:
+                self.pending.append(data["text"])
+            else:
+                self._write(data["text"])
+            return
+        if kind == "status" and VOID_MARK in data["text"]:
+            if self.hold:
+                self.pending.clear()
+            elif self.text_open:  # on a terminal the retry starts on a line of its own
+                self._write("\n")
+        elif kind in ("tool_called", "usage", "turn_finished", "error_event"):
+            self._release()
+        if kind == "tool_called":
             if self.text_open:  # the model's words before its tool calls end their line
                 sys.stdout.write("\n")
                 sys.stdout.flush()

@@ -46,6 +46,7 @@ def _run(args: argparse.Namespace, work: Any) -> int:
     home, config = open_home(args)
 
     async def main() -> int:
+        from engine.redact import Redactor
         from engine.sessions import SessionStore
 
         path = home.state_db
@@ -56,18 +57,37 @@ def _run(args: argparse.Namespace, work: Any) -> int:
             end = "\n" if done >= total else ""
             print(f"\rindexing older messages for search: {done:,}/{total:,}", end=end, file=sys.stderr)
 
-        store = await SessionStore.open(path, settings=config.sessions, on_progress=progress)
+        store = await SessionStore.open(
+            path, settings=config.sessions, on_progress=progress, redactor=Redactor.from_config(config)
+        )
+        stdout = sys.stdout
+        sys.stdout = RedactingStream(stdout, store.redactor)  # what we print of the database, too
         try:
             if store.read_only and store.read_only_reason:
                 print(f"note: {store.read_only_reason}", file=sys.stderr)
             return await work(store)
         finally:
+            sys.stdout = stdout
             await store.close()
 
     try:
         return asyncio.run(main())
     except StoreError as exc:
         fail(str(exc), EXIT_REFUSED)
+
+
+class RedactingStream:
+    """A text stream that redacts secrets from each piece written through it."""
+
+    def __init__(self, stream: Any, redact: Any) -> None:
+        self.stream = stream
+        self.redact = redact
+
+    def write(self, text: str) -> int:
+        return int(self.stream.write(self.redact(text)))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -197,7 +217,8 @@ def run_export(args: argparse.Namespace) -> int:
         for session_id in ids:
             record = await store.get_session(session_id)
             parts.append((record, await store.get_messages(session_id)))
-        sys.stdout.write(export_markdown(parts))
+        # A database written by another tool (or before redaction) may still hold a key: never export it.
+        sys.stdout.write(store.redactor(export_markdown(parts)))
         return 0
 
     return _run(args, work)

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from engine import tokens
+from engine.sessions.records import content_text
 
 MESSAGE_OVERHEAD = 4  # tokens a chat message costs beyond its text (role, separators)
 IMAGE_TOKENS = 1600  # what one image part is counted as (Hermes' figure)
@@ -20,26 +21,7 @@ def wire(message: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in message.items() if not k.startswith("_")}
 
 
-def text_of(content: Any) -> str:
-    """The readable text of message content (a string, a list of parts, or None)."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            if isinstance(part, dict):
-                if isinstance(part.get("text"), str):
-                    parts.append(part["text"])
-                elif part.get("type") in ("image_url", "image", "input_image"):
-                    parts.append("[image attachment]")
-                elif part.get("type"):
-                    parts.append(f"[{part['type']}]")
-            elif isinstance(part, str):
-                parts.append(part)
-        return "\n".join(parts)
-    return json.dumps(content, ensure_ascii=False)
+text_of = content_text  # one reading of message content for the store and the compressor
 
 
 def image_count(content: Any) -> int:

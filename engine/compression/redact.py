@@ -4,23 +4,11 @@ from __future__ import annotations
 
 import re
 
-REDACTED = "[REDACTED]"
+from engine.redact import KEY_SHAPES, REDACTED, SHAPE_HINTS
 
-# Values that are secrets whatever surrounds them (provider keys, tokens, private keys).
-_TOKEN_PATTERNS = [
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
-    r"\bsk-(?:ant-|proj-|or-v1-)?[A-Za-z0-9_\-]{16,}",
-    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
-    r"\bgh[pousr]_[A-Za-z0-9]{30,}\b",
-    r"\bgithub_pat_[A-Za-z0-9_]{30,}\b",
-    r"\bglpat-[A-Za-z0-9_\-]{20,}\b",
-    r"\bxox[abposr]-[A-Za-z0-9\-]{10,}\b",
-    r"\bAIza[0-9A-Za-z_\-]{35}\b",
-    r"\bhf_[A-Za-z0-9]{30,}\b",
-    r"\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b",
-    r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
-]
-_TOKENS = re.compile("|".join(f"(?:{p})" for p in _TOKEN_PATTERNS))
+__all__ = ["REDACTED", "redact"]
+
+_TOKENS = re.compile("|".join(f"(?:{p})" for p in KEY_SHAPES))  # the same shapes as engine.redact
 # `password = hunter2`, `"api_key": "..."`, `Authorization: Bearer ...`: the name stays, the value goes.
 _ASSIGNED = re.compile(
     r"""(?ix)
@@ -35,21 +23,6 @@ _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s:/@]+):([^\s@/
 _MEDIA = re.compile(r"MEDIA:\S+")
 
 
-# Substrings (lower case) without which a pattern cannot match: most text skips most patterns.
-_TOKEN_HINTS = (
-    "-----begin",
-    "sk-",
-    "akia",
-    "asia",
-    "gh",
-    "glpat-",
-    "xox",
-    "aiza",
-    "hf_",
-    "_live_",
-    "_test_",
-    "eyj",
-)
 _ASSIGNED_HINTS = ("key", "secret", "token", "passw", "credential", "authorization")
 
 
@@ -58,7 +31,7 @@ def redact(text: str) -> str:
     if not text:
         return text
     lower = text.lower()
-    if any(hint in lower for hint in _TOKEN_HINTS):
+    if any(hint in lower for hint in SHAPE_HINTS):
         text = _TOKENS.sub(REDACTED, text)
     if "://" in text and "@" in text:
         text = _URL_CREDENTIALS.sub(lambda m: f"{m.group(1)}{m.group(2)}:{REDACTED}@", text)

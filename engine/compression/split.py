@@ -57,13 +57,15 @@ async def unstored(store: Any, session_id: str, original: Sequence[dict[str, Any
     so it works whether or not the caller kept the `_id` of each row)."""
     rows = await store.get_messages(session_id)
     have = Counter(_signature(r.role, r.content, r.tool_call_id, r.tool_calls) for r in rows)
+    # The store keeps text with secrets redacted; compare what it would have kept.
+    redact = getattr(getattr(store, "redactor", None), "value", lambda value: value)
     missing = []
     for message in original:
         if message.get(SENTINEL_FLAG):
             continue
         key = _signature(
             str(message.get("role") or ""),
-            message.get("content"),
+            redact(message.get("content")),
             message.get("tool_call_id"),
             tool_calls(message),
         )

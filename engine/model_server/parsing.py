@@ -100,7 +100,10 @@ def load_scenario(name_or_path: str | Path) -> Scenario:
 def parse_scenario(text: str, source: str = "<scenario>", name: str = "scenario") -> Scenario:
     """Parse scenario YAML text; errors name `source` and the line."""
     try:
+        _check_aliases(text, source)
         data = yaml.load(text, Loader=_LineLoader)
+    except RecursionError as exc:
+        raise ScenarioError(f"{source}: the YAML is nested too deeply to read; flatten it.") from exc
     except yaml.MarkedYAMLError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark else 0
         raise ScenarioError(
@@ -111,6 +114,23 @@ def parse_scenario(text: str, source: str = "<scenario>", name: str = "scenario"
     if not isinstance(data, dict):
         raise ScenarioError(f"{source}: a scenario is a mapping with a `rules:` list at the top level.")
     return _Parser(source).scenario(data, name)
+
+
+MAX_ALIASES = 100  # a scenario needs few; a handful of nested anchors can expand into gigabytes
+
+
+def _check_aliases(text: str, source: str) -> None:
+    if "*" not in text:
+        return
+    count = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            count += 1
+            if count > MAX_ALIASES:
+                line = event.start_mark.line + 1 if event.start_mark else 0
+                raise ScenarioError(
+                    f"{source} line {line}: more than {MAX_ALIASES} YAML aliases; write the rules out."
+                )
 
 
 class _Parser:

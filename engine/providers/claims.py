@@ -92,6 +92,31 @@ def negated(text: str) -> bool:
     return any(w in NEGATIONS for w in words(text))
 
 
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.'’-]*[A-Za-z0-9]|[A-Za-z0-9]")
+
+
+def specifics(text: str) -> frozenset[str]:
+    """Names and numbers in a sentence (`Lisbon`, `3.11`, `Go`), lower-cased: what makes it particular.
+
+    A capitalised word counts unless it opens the sentence or is a stopword ("I"); any token with a
+    digit counts. Two claims about the same thing that name different specifics disagree.
+    """
+    found: set[str] = set()
+    for index, match in enumerate(_TOKEN.finditer(text)):
+        token = match.group().replace("’", "'")
+        lowered = token.lower().replace("'", "")
+        named = index > 0 and token[0].isupper() and lowered not in STOPWORDS | NEGATIONS
+        if named or any(ch.isdigit() for ch in token):
+            found.add(lowered)
+    return frozenset(found)
+
+
+def different_specifics(a: str, b: str) -> bool:
+    """True when each sentence names something the other does not (Lisbon against Porto)."""
+    left, right = specifics(a), specifics(b)
+    return bool(left - right) and bool(right - left)
+
+
 def overlap(a: str, b: str) -> float:
     """Share of the smaller sentence's content words that the other one also has (0..1)."""
     left, right = content_words(a), content_words(b)

@@ -41,8 +41,10 @@ class ClaimMatch:
 
     @property
     def conflict(self) -> bool:
-        """The two talk about the same thing and disagree on whether it is so."""
-        return self.stated.negated != self.observed.negated
+        """The two talk about the same thing and disagree: on whether it is so, or on names and numbers."""
+        if self.stated.negated != self.observed.negated:
+            return True
+        return claims.different_specifics(self.stated.text, claims.without_evidence(self.observed.text))
 
 
 @dataclass(frozen=True)

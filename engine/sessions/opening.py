@@ -6,6 +6,7 @@ single byte is written, so a corrupt, locked or foreign file is left exactly as 
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import struct
 from collections.abc import Callable, Mapping
@@ -66,6 +67,20 @@ def explain(exc: BaseException, path: Path) -> StoreError:
     if "full" in text:
         return StoreError(f"The disk holding {path} is full; free some space and retry.")
     return StoreError(f"{path}: {exc}.")
+
+
+def read_only_fs(path: Path) -> bool:
+    """The file system holding `path` is mounted read-only (SQLite can then not even make its -shm file)."""
+    try:
+        return bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def read_only_uri(path: Path) -> str:
+    """A read-only URI; on a read-only file system also `immutable`, which lets SQLite read a WAL
+    database without creating its shared-memory file (changes still in an old -wal are not seen)."""
+    return f"file:{path}?mode=ro" + ("&immutable=1" if read_only_fs(path) else "")
 
 
 def check_header(path: Path) -> None:

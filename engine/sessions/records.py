@@ -55,6 +55,8 @@ def content_text(content: Any) -> str:
             if isinstance(part, dict):
                 if isinstance(part.get("text"), str):
                     parts.append(part["text"])
+                elif part.get("type") in ("image_url", "image", "input_image"):
+                    parts.append("[image attachment]")
                 elif part.get("type"):
                     parts.append(f"[{part['type']}]")
             elif isinstance(part, str):

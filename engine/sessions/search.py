@@ -37,12 +37,14 @@ from engine.sessions.fts import (
     Row,
     SearchFilters,
 )
+from engine.sessions.opening import read_only_uri
 from engine.sessions.query import ParsedQuery, Term, quote
 from engine.sessions.snippets import Highlighter
 
 RRF_K = 60  # reciprocal-rank fusion constant for merging separately ranked lists
 UNBOUNDED = (0, 2**62)
 PLAN_SHARE = 0.6  # share of the time budget for counting and ranking; the rest for fallbacks
+RETRY_BUDGET_FACTOR = 10  # a search that found nothing within its budget tries again with this much more
 PROGRESS_STEPS = 20000  # SQLite VM steps between checks of a search's deadline
 PHRASE_CHUNK_MATCHES = 500  # matches of its rarest word per window when a phrase is read newest first
 
@@ -120,6 +122,7 @@ class Searcher:
         self.window_rows = min(self.rank_rows, int(settings["search_window_rows"]))
         self.common_share = float(settings["search_common_share"])
         self.budget_s = float(settings["search_budget_ms"]) / 1000
+        self.retry_budget_s = self.budget_s * RETRY_BUDGET_FACTOR
         self.busy_timeout_ms = int(settings["busy_timeout_ms"])
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hws-search")
         self._q: FtsQueries | None = None  # created in the search thread, used only there
@@ -141,8 +144,9 @@ class Searcher:
     @property
     def q(self) -> FtsQueries:
         if self._q is None:
-            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
+            conn = sqlite3.connect(read_only_uri(self.path), uri=True, isolation_level=None)
             conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
+            conn.execute("SELECT 1 FROM messages LIMIT 0")  # reads the schema now, not on the clock
             self._q = FtsQueries(conn, self.columns)
             conn.set_progress_handler(self._q.progress_check, PROGRESS_STEPS)
         return self._q
@@ -155,8 +159,19 @@ class Searcher:
     def _search(self, query: ParsedQuery, filters: SearchFilters, limit: int) -> SearchResult:
         if query.empty or limit <= 0:
             return SearchResult(query=query, hits=())
+        self.q  # noqa: B018 - the connection is opened before the clock starts
+        result = self._search_within(query, filters, limit, self.budget_s)
+        if result.partial and not result.hits:
+            # The budget ran out before anything was found (a cold cache, a loaded machine): an
+            # empty answer would read as "no such conversation", so try once more with a longer one.
+            result = self._search_within(query, filters, limit, self.retry_budget_s)
+        return result
+
+    def _search_within(
+        self, query: ParsedQuery, filters: SearchFilters, limit: int, budget_s: float
+    ) -> SearchResult:
         start = time.perf_counter()
-        budget = _Budget(plan=start + self.budget_s * PLAN_SHARE, final=start + self.budget_s)
+        budget = _Budget(plan=start + budget_s * PLAN_SHARE, final=start + budget_s)
         bounds: tuple[int, int] | None = UNBOUNDED
         if filters.narrows_ids:
             bounds = self.q.bounds(filters)

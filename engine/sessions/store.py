@@ -30,6 +30,7 @@ from typing import Any
 import aiosqlite
 
 from engine.config_schema import SCHEMA
+from engine.redact import Redactor
 from engine.sessions import opening, schema
 from engine.sessions.errors import SessionNotFound, StoreCorrupt, StoreError, StoreReadOnly, TitleConflict
 from engine.sessions.fts import FtsIndex, SearchFilters
@@ -41,7 +42,7 @@ from engine.sessions.ids import (
     sanitize_title,
 )
 from engine.sessions.lineage import LineageMixin
-from engine.sessions.opening import ProgressCallback, SchemaInfo, explain
+from engine.sessions.opening import ProgressCallback, SchemaInfo, explain, read_only_fs, read_only_uri
 from engine.sessions.query import ParsedQuery, parse
 from engine.sessions.records import (
     MESSAGE_FIELDS,
@@ -82,9 +83,16 @@ class SessionStore(LineageMixin):
     """Sessions, their messages, counters and lineage (see `lineage.py`), and search over them."""
 
     def __init__(
-        self, conn: aiosqlite.Connection, path: Path, info: SchemaInfo, settings: Mapping[str, Any]
+        self,
+        conn: aiosqlite.Connection,
+        path: Path,
+        info: SchemaInfo,
+        settings: Mapping[str, Any],
+        redactor: Redactor | None = None,
     ) -> None:
         self._conn = conn
+        # Every text written passes through it: a key the model or a tool echoes never reaches the file.
+        self.redactor = redactor if redactor is not None else Redactor.from_environ()
         self.path = path
         self.info = info
         self.settings = settings
@@ -112,6 +120,7 @@ class SessionStore(LineageMixin):
         settings: Mapping[str, Any] | None = None,
         read_only: bool = False,
         on_progress: ProgressCallback | None = None,
+        redactor: Redactor | None = None,
     ) -> SessionStore:
         """Open (or create) a session database.
 
@@ -130,14 +139,18 @@ class SessionStore(LineageMixin):
         else:
             info = SchemaInfo(version=None, fresh=True)
         writable = not (read_only or info.read_only)
-        if writable and exists and not _writable(path):
+        if writable and exists and read_only_fs(path):
+            info.read_only = True
+            info.reason = f"{path} is on a read-only file system; it is open read-only."
+            writable = False
+        elif writable and exists and not _writable(path):
             info.read_only = True
             info.reason = f"{path} is not writable by this user; it is open read-only."
             writable = False
         if read_only and not info.reason:
             info.reason = "This session database was opened read-only."
         info.read_only = not writable
-        target = f"file:{path}?mode=ro" if not writable else str(path)
+        target = read_only_uri(path) if not writable else str(path)
         try:
             if writable:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -160,13 +173,13 @@ class SessionStore(LineageMixin):
         except BaseException:
             await conn.close()
             raise
-        return cls(conn, path, info, settings)
+        return cls(conn, path, info, settings, redactor)
 
     @staticmethod
     async def _probe(path: Path, settings: Mapping[str, Any]) -> SchemaInfo:
         """Read the shape through a read-only connection, so a bad file is never written."""
         try:
-            async with aiosqlite.connect(f"file:{path}?mode=ro", uri=True) as probe:
+            async with aiosqlite.connect(read_only_uri(path), uri=True) as probe:
                 await probe.execute(f"PRAGMA busy_timeout = {int(settings['busy_timeout_ms'])}")
                 info = await opening.read_shape(probe)
         except sqlite3.Error as exc:
@@ -322,7 +335,7 @@ class SessionStore(LineageMixin):
             raise StoreError("A session id has at most 200 characters.")
         if parent_session_id is not None:
             await self._require(parent_session_id)
-        clean_title = sanitize_title(title)
+        clean_title = sanitize_title(self.redactor.text(title))
         if clean_title is None and parent_session_id is not None:
             parent = await self.get_session(parent_session_id)
             if parent and parent.end_reason == "compression" and parent.title:
@@ -334,7 +347,7 @@ class SessionStore(LineageMixin):
             "source": source or "cli",
             "started_at": started_at if started_at is not None else time.time(),
             "model": model,
-            "system_prompt": scrub(system_prompt),
+            "system_prompt": scrub(self.redactor.text(system_prompt)),
             "parent_session_id": parent_session_id,
             "title": clean_title,
             "cwd": cwd,
@@ -407,7 +420,7 @@ class SessionStore(LineageMixin):
     async def set_title(self, session_id: str, title: str | None) -> str | None:
         """Sanitise and set a title (None clears it); TitleConflict if another session has it."""
         await self._require(session_id)
-        clean = sanitize_title(title)
+        clean = sanitize_title(self.redactor.text(title))
         if clean is not None:
             await self._check_title_free(clean, session_id)
         try:
@@ -442,7 +455,7 @@ class SessionStore(LineageMixin):
     ) -> None:
         """Replace the model, system prompt or working folder recorded for a session."""
         await self._require(session_id)
-        changes = {"model": model, "system_prompt": scrub(system_prompt), "cwd": cwd}
+        changes = {"model": model, "system_prompt": scrub(self.redactor.text(system_prompt)), "cwd": cwd}
         have = self.info.columns.get("sessions", set())
         sets = {k: v for k, v in changes.items() if v is not None and k in have}
         if sets:
@@ -539,14 +552,14 @@ class SessionStore(LineageMixin):
         values = {
             "session_id": session_id,
             "role": role,
-            "content": encode_content(content),
+            "content": encode_content(self.redactor.value(content)),
             "tool_call_id": tool_call_id,
-            "tool_calls": json.dumps(list(tool_calls)) if tool_calls else None,
+            "tool_calls": json.dumps(self.redactor.value(list(tool_calls))) if tool_calls else None,
             "tool_name": scrub(tool_name),
             "timestamp": time.time() if timestamp is None else float(timestamp),
             "token_count": token_count,
             "finish_reason": finish_reason,
-            "reasoning": scrub(reasoning),
+            "reasoning": scrub(self.redactor.text(reasoning)),
             "active": 1,
         }
         have = self.info.columns.get("messages", set())

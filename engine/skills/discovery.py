@@ -324,6 +324,10 @@ def parse_skill_file(path: Path, folder_name: str) -> dict[str, Any]:
         if isinstance(name, str) and name.strip():
             warnings.append(f"name {name[:80]!r} cannot be used as a skill name; the folder name is used")
         name = folder_name
+        if not _usable_name(name):  # control characters, say: never printed to a terminal or the prompt
+            raise fm.FrontmatterError(
+                f"has no usable name: neither `name:` nor the folder name {folder_name[:80]!r} can be one", 1
+            )
     description = meta.get("description")
     if isinstance(description, (int, float)) and not isinstance(description, bool):
         description = str(description)

@@ -107,11 +107,14 @@ def _too_many_aliases(yaml_text: str) -> int:
     if "*" not in yaml_text or "&" not in yaml_text:
         return 0
     count = 0
-    for event in yaml.parse(yaml_text, Loader=_Loader):
-        if isinstance(event, yaml.AliasEvent):
-            count += 1
-            if count > MAX_ALIASES:
-                return event.start_mark.line + 1 if event.start_mark else 1
+    try:
+        for event in yaml.parse(yaml_text, Loader=_Loader):
+            if isinstance(event, yaml.AliasEvent):
+                count += 1
+                if count > MAX_ALIASES:
+                    return event.start_mark.line + 1 if event.start_mark else 1
+    except (yaml.YAMLError, RecursionError):
+        return 0  # broken YAML with few aliases: the load that follows reports it (or reads plain lines)
     return 0
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 CRITICAL, HIGH, MEDIUM, LOW = "critical", "high", "medium", "low"
 SEVERITIES = (CRITICAL, HIGH, MEDIUM, LOW)
@@ -36,18 +37,51 @@ CATEGORIES = (
 
 @dataclass(frozen=True)
 class Rule:
-    """One pattern: `also` must match the line too, `unless` drops a hit, `judge` grades it (None drops)."""
+    """One pattern: `also` must match the line too, `unless` drops a hit, `judge` grades it (None drops).
+
+    The regexes are kept as text and compiled on first use: compiling every rule at import cost ~50 ms
+    on each `hws` start, and a scan only reaches the rules whose triggers occur in the skill.
+    """
 
     id: str
     category: str
     severity: str
-    pattern: re.Pattern[str]
+    pattern_source: str
     triggers: tuple[str, ...]
     description: str
-    also: tuple[re.Pattern[str], ...] = ()
-    unless: re.Pattern[str] | None = None
+    also_sources: tuple[str, ...] = ()
+    unless_source: str | None = None
     judge: Callable[[str, re.Match[str]], str | None] | None = None
-    needs: re.Pattern[str] | None = None  # the lowered line must hold one of these before the regex runs
+    needs_source: str | None = None  # the lowered line must hold one of these before the regex runs
+    flags: int = re.IGNORECASE
+    _compiled: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def _get(self, name: str, build: Callable[[], Any]) -> Any:
+        found = self._compiled.get(name, _MISSING)
+        if found is _MISSING:
+            found = self._compiled[name] = build()
+        return found
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return self._get("pattern", lambda: re.compile(self.pattern_source, self.flags))
+
+    @property
+    def also(self) -> tuple[re.Pattern[str], ...]:
+        return self._get("also", lambda: tuple(re.compile(a, re.IGNORECASE) for a in self.also_sources))
+
+    @property
+    def unless(self) -> re.Pattern[str] | None:
+        source = self.unless_source
+        return self._get("unless", lambda: re.compile(source, re.IGNORECASE) if source else None)
+
+    @property
+    def needs(self) -> re.Pattern[str] | None:
+        source = self.needs_source
+        return self._get("needs", lambda: re.compile(source) if source else None)
+
+
+_MISSING = object()
 
 
 def _rule(
@@ -71,18 +105,18 @@ def _rule(
         def judge(line: str, match: re.Match[str]) -> str | None:
             return severity if vet(match) else None
 
-    flags = 0 if case else re.IGNORECASE
     return Rule(
         id,
         category,
         severity,
-        re.compile(pattern, flags),
+        pattern,
         (triggers,) if isinstance(triggers, str) else triggers,
         description,
-        tuple(re.compile(a, re.IGNORECASE) for a in also),
-        re.compile(unless, re.IGNORECASE) if unless else None,
+        tuple(also),
+        unless,
         judge,
-        re.compile("|".join(re.escape(n) for n in needs)) if needs else None,
+        "|".join(re.escape(n) for n in needs) if needs else None,
+        0 if case else re.IGNORECASE,
     )
 
 
@@ -120,6 +154,12 @@ PLACEHOLDER = re.compile(
     r"your|example|sample|dummy|fake|test|placeholder|redacted|replace|changeme|insert|here|xxxx|0000|1234"
     r"|abcd|\.\.\.|\*\*\*|<|>",
     re.IGNORECASE,
+)
+
+
+_SYSTEM_ORDERS = re.compile(
+    r"(?i)\b(?:new\s+(?:policy|instructions|rules)|override|obey|approve\s+(?:every|all|any)|without\s+asking"
+    r"|ignore\s+(?:the\s+)?user|no\s+restrictions)\b"
 )
 
 
@@ -317,7 +357,8 @@ RULES: tuple[Rule, ...] = (
         ),
         "reads a credential file from the home folder",
         also=(
-            r"\b(?:cat|less|more|head|tail|strings|base64|xxd|cp|tar|zip|open|read_text|read_bytes|readFile\w*)\b",
+            r"\b(?:cat|less|more|head|tail|strings|base64|xxd|cp|tar|zip|open|read_text|read_bytes|readFile\w*)\b"
+            r"|\b(?:read|print|send|include|upload|paste|share|output|leak|attach)\b",
         ),
         unless=r"\.env\b[^\n]*(?:example|template|sample)|cp\s+\S*\.env\.example",
     ),
@@ -366,6 +407,8 @@ RULES: tuple[Rule, ...] = (
         r"^\s*(?:<\s*/?\s*system\s*>|\[\s*SYSTEM\s*(?:OVERRIDE|MESSAGE|NOTE)?\s*\]|#{1,3}\s*SYSTEM\s*(?:OVERRIDE)?\s*:)",
         "system",
         "text dressed up as a system message",
+        # A prompt template's <system> tag is ordinary; one that hands out new powers is not.
+        judge=lambda line, match: HIGH if _SYSTEM_ORDERS.search(line) else MEDIUM,
     ),
     _rule(
         "disable_safety",
@@ -383,6 +426,26 @@ RULES: tuple[Rule, ...] = (
         r"HERMES_YOLO_MODE\s*=\s*(?:1|true)|--dangerously-skip-permissions|--yolo\b",
         ("yolo", "dangerously-skip-permissions"),
         "turns off the agent's approval prompts",
+        # Running another CLI headless is common in public skills; switching off *our* approvals is not.
+        judge=lambda line, match: HIGH if match.group(0).upper().startswith("HERMES_YOLO") else MEDIUM,
+    ),
+    _rule(
+        "instructions_precedence",
+        "injection",
+        HIGH,
+        r"\b(?:takes?|taking|have|has)\s+(?:precedence|priority)\s+over\s+(?:all\s+)?(?:your|the)\s+"
+        r"(?:system\s+prompt|(?:previous\s+|prior\s+|original\s+)?instructions|guidelines|rules\s+you)",
+        ("precedence", "priority"),
+        "claims to outrank the model's system prompt or instructions",
+    ),
+    _rule(
+        "agent_memory_write",
+        "persistence",
+        HIGH,
+        r"\b(?:write|add|append|save|put|insert|store|copy|edit|modify|overwrite|replace|change)\b[^\n]{0,80}?"
+        r"\b(?:MEMORY|USER|SOUL)\.md\b",
+        ("memory.md", "user.md", "soul.md"),
+        "plants text in the agent's memory or persona files, which enter every future system prompt",
     ),
     # ---- destructive -----------------------------------------------------------------------------
     _rule(
@@ -565,6 +628,14 @@ RULES: tuple[Rule, ...] = (
         r"|Net\.Sockets\.TCPClient[^\n]*(?:iex|Invoke-Expression|\.Read\()",
         ("pty.spawn", "dup2", "fsockopen", "socket", "tcpclient"),
         "a reverse shell written in Python, PHP, Perl or PowerShell",
+    ),
+    _rule(
+        "raw_socket_to_address",
+        "network",
+        HIGH,
+        r"\.connect\(\s*\(\s*[\"'](?:\d{1,3}\.){3}\d{1,3}[\"']\s*,\s*\d+",
+        ".connect(",
+        "opens a raw socket to a bare IP address from code",
     ),
     _rule(
         "dev_tcp",

@@ -12,12 +12,19 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import WriteError, atomic_write_bytes, atomic_write_text, file_lock
+from engine.atomic import (
+    Changed,
+    WriteError,
+    atomic_write_bytes,
+    atomic_write_text,
+    compare_and_replace,
+    file_lock,
+)
 from engine.skills import frontmatter as fm
 from engine.skills.discovery import SKILL_FILE, SUPPORT_DIRS, Catalog, Skill
 from engine.skills.guard import CRITICAL, GuardLimits, GuardReport, scan_folder
@@ -49,12 +56,21 @@ class _Change:
             except FileNotFoundError:
                 self.before[path] = None
 
-    def write(self, path: Path, text: str) -> None:
+    def write(self, path: Path, text: str, read: bytes | None = None) -> None:
+        """Write `path`; refused (Changed) if it no longer holds what was `read` (or what it held just now).
+
+        The check is against writers that take no lock, such as the user's editor: their edit is never
+        silently overwritten.
+        """
         self._remember(path)
         missing = [p for p in (path.parent, *path.parent.parents) if not p.exists()]
         path.parent.mkdir(parents=True, exist_ok=True)
         self.new_dirs += [p for p in missing if p not in self.new_dirs]
-        atomic_write_text(path, text, 0o644)
+        expected = read if read is not None else self.before[path]
+        if expected is None:
+            atomic_write_text(path, text, 0o644)
+        else:
+            compare_and_replace(path, text.encode("utf-8"), expected, mode=0o644)
 
     def remove(self, path: Path) -> None:
         self._remember(path)
@@ -191,8 +207,14 @@ class SkillManager:
 
     # -- actions -----------------------------------------------------------------------------------
 
-    def run(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Dispatch one skill_manage call (the tool's argument dict) and return the tool's result dict."""
+    def run(
+        self, args: dict[str, Any], precondition: Callable[[], dict[str, Any] | None] | None = None
+    ) -> dict[str, Any]:
+        """Dispatch one skill_manage call (the tool's argument dict) and return the tool's result dict.
+
+        `precondition` runs under the skills lock before the action; a dict it returns is the result
+        and nothing is written (the editor checks there that the file is still as it loaded it).
+        """
         action = args.get("action")
         if action not in ACTIONS:
             return error(f"Unknown action {action!r}; use one of: {', '.join(ACTIONS)}.")
@@ -200,8 +222,16 @@ class SkillManager:
             return error("name is required.")
         try:
             with self.lock():
+                refused = precondition() if precondition is not None else None
+                if refused is not None:
+                    return refused
                 handler = getattr(self, f"_{action}")
                 return handler(args)
+        except Changed as exc:
+            return error(
+                f"Could not {action} skill '{args.get('name')}': {exc} Nothing was changed; read it again "
+                "and retry."
+            )
         except (WriteError, OSError) as exc:
             return error(f"Could not {action} skill '{args.get('name')}': {exc}")
 
@@ -342,7 +372,7 @@ class SkillManager:
         before = self._scan(skill.skill_dir, skill.name) if self._guard_on() else None
         self.history.sync_external(skill.name, [target])
         change = _Change(skill.skill_dir, self.home.skills)
-        change.write(target, replaced)
+        change.write(target, replaced, read=raw)
         plural = "" if count == 1 else "s"
         message = f"Patched {rel} in skill '{skill.name}' ({count} replacement{plural})."
         return self._finish(change, skill.name, "patch", message, before, {"replacements": count})

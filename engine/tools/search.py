@@ -62,8 +62,8 @@ class _Walk:
                         continue
                     if real in self.secrets:
                         continue
-                elif path in self.secrets:
-                    continue
+                elif path in self.secrets or not path.is_file():
+                    continue  # a FIFO, socket or device: reading one could block or never end
                 yield path
 
 

@@ -20,6 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from tui import messages
@@ -28,6 +29,7 @@ from widgets.budget_pane import BudgetPane, BudgetView
 from widgets.compression_pane import CompressionPane
 from widgets.gauge import GaugeLevels
 from widgets.memory_pane import MemoryPane
+from widgets.next_session import NextSessionBar
 from widgets.pane import Pane
 from widgets.prompt import PromptBox, SlashCommand
 from widgets.skills_pane import SkillsPane
@@ -165,6 +167,7 @@ class MainScreen(Screen[None]):
                 ):
                     pane.add_class("-not-shown")
                     yield pane
+        yield NextSessionBar(id="next-session")
         yield PromptBox(
             s.commands,
             placeholder=s.prompt_placeholder,
@@ -215,6 +218,36 @@ class MainScreen(Screen[None]):
     @property
     def compression(self) -> CompressionPane:
         return self.query_one("#compression", CompressionPane)
+
+    @property
+    def next_session(self) -> NextSessionBar:
+        return self.query_one("#next-session", NextSessionBar)
+
+    # A file open beside the transcript (the editor's ctrl+t): it takes the side panes' place.
+
+    @property
+    def beside(self) -> Widget | None:
+        return self.query_one("#side").query_children(".beside-editor").first() if self.is_editing else None
+
+    @property
+    def is_editing(self) -> bool:
+        return self.has_class("-editing")
+
+    async def open_beside(self, editor: Widget) -> None:
+        """Show `editor` in the side column, in place of the panes, until `close_beside`."""
+        await self.close_beside()
+        editor.add_class("beside-editor")
+        side = self.query_one("#side")
+        await side.mount(editor, before=0)
+        self.add_class("-editing")
+        self.remove_class("-hide-side")
+        if self.folded:
+            self.shown = "memory"  # the folded layout shows the side column in the transcript's place
+
+    async def close_beside(self) -> None:
+        for editor in self.query(".beside-editor"):
+            await editor.remove()
+        self.remove_class("-editing")
 
     def pane(self, name: str) -> Pane:
         if name == "transcript":
@@ -423,6 +456,7 @@ class MainScreen(Screen[None]):
         self.skills.skill_changed(event)
         self.app.refresh_panes("skills")  # type: ignore[attr-defined]
         self.app.reload_catalogs()  # type: ignore[attr-defined]
+        getattr(self.app, "skill_changed_on_disk", lambda _name: None)(event.name)
         who = "" if event.who == "agent" else f" by {event.who}"
         await self.transcript.add_notice(f"skill {event.name} {event.action}{who}: {event.message}", icon="✚")
 

@@ -1,0 +1,135 @@
+"""The workstation's first-run setup screen: with no model it opens, writes config.yaml with the
+same engine code as `hws setup`, checks the endpoint, and explains a failing one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from textual.widgets import Input, Select, Static
+
+from engine.config import load_config
+from engine.model_server import ScriptedModelServer
+from tests.tui_support import make_app, pause_until
+from tui.screens.setup import SetupScreen
+
+USER_CONFIG = "# my notes\ndisplay:\n  theme: hws-dark  # the one I like\n"
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer.from_yaml('model: tiny\nrules:\n  - reply: {text: "OK"}\n') as running:
+        yield running
+
+
+def built_agents() -> tuple[list[Any], Any]:
+    built: list[Any] = []
+
+    def factory(home: Any, config: Any) -> Any:
+        built.append(config)
+        return object()
+
+    return built, factory
+
+
+async def fill(
+    pilot: Any, screen: SetupScreen, provider: str, base_url: str, model: str, key_from: str
+) -> None:
+    screen.query_one("#setup-provider", Select).value = provider
+    await pilot.pause()
+    screen.query_one("#setup-base-url", Input).value = base_url
+    screen.query_one("#setup-model", Input).value = model
+    screen.query_one("#setup-key-from", Select).value = key_from
+    await pilot.pause()
+
+
+def result_text(screen: SetupScreen) -> str:
+    return str(screen.query_one("#setup-result", Static).render())
+
+
+async def test_with_no_model_the_screen_writes_config_checks_and_the_agent_starts(
+    server: ScriptedModelServer,
+) -> None:
+    built, factory = built_agents()
+    app = make_app(USER_CONFIG, agent_factory=factory, offer_setup=True)
+    async with app.run_test(size=(120, 45)) as pilot:
+        assert await pause_until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        screen = app.screen
+        assert isinstance(screen, SetupScreen)
+        await fill(pilot, screen, "vllm", server.base_url, "tiny", "none")
+        assert not screen.query_one("#setup-key-value", Input).display, "no key field for a local server"
+        await pilot.click("#setup-save")
+        assert await pause_until(pilot, lambda: not isinstance(app.screen, SetupScreen), rounds=600)
+        assert app.config.model_name == "tiny"
+        assert built and built[0].model_name == "tiny", "the agent is built with the new model at once"
+        assert app.main_screen.status.state.model == "tiny"
+    assert len(server.chat_requests) == 1, "one tiny request checked the endpoint"
+    config = load_config(app.home.root)
+    assert config.model.default == "tiny" and config.model.base_url == server.base_url
+    assert config.model.provider == "vllm"
+    text = app.home.config_file.read_text()
+    assert "# my notes" in text and "# the one I like" in text, "the user's comments are kept"
+
+
+async def test_a_pasted_key_goes_to_env_not_to_config(server: ScriptedModelServer) -> None:
+    app = make_app(offer_setup=True)
+    async with app.run_test(size=(120, 45)) as pilot:
+        assert await pause_until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        screen = app.screen
+        await fill(pilot, screen, "custom", server.base_url, "tiny", "dotenv")
+        assert screen.query_one("#setup-key-value", Input).display
+        screen.query_one("#setup-key-env", Input).value = "MY_KEY"
+        screen.query_one("#setup-key-value", Input).value = "sk-test-123"
+        await pilot.click("#setup-save")
+        assert await pause_until(pilot, lambda: not isinstance(app.screen, SetupScreen), rounds=600)
+    assert "MY_KEY=sk-test-123" in app.home.env_file.read_text()
+    assert "sk-test-123" not in app.home.config_file.read_text()
+    assert load_config(app.home.root).model.api_key_env == "MY_KEY"
+
+
+async def test_a_failing_endpoint_is_explained_and_the_old_config_can_come_back() -> None:
+    built, factory = built_agents()
+    app = make_app(USER_CONFIG, agent_factory=factory, offer_setup=True)
+    before = app.home.config_file.read_text()
+    async with app.run_test(size=(120, 45)) as pilot:
+        assert await pause_until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        screen = app.screen
+        await fill(pilot, screen, "llamacpp", "http://127.0.0.1:9/v1", "m", "none")
+        await pilot.click("#setup-save")
+        assert await pause_until(pilot, lambda: "✗" in result_text(screen), rounds=600)
+        shown = result_text(screen)
+        assert "The endpoint check failed" in shown and "connection error" in shown
+        assert "check that the endpoint is running" in shown
+        assert isinstance(app.screen, SetupScreen), "the screen stays open to fix a field"
+        assert load_config(app.home.root).model.default == "m", "the settings are kept until undone"
+        await pilot.click("#setup-undo")
+        await pilot.pause()
+        assert app.home.config_file.read_text() == before
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, SetupScreen)
+        assert built == [] and not app.config.model_name, "no model: no agent"
+
+
+async def test_an_incomplete_form_is_one_sentence_and_writes_nothing() -> None:
+    app = make_app(offer_setup=True)
+    async with app.run_test(size=(120, 45)) as pilot:
+        assert await pause_until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        screen = app.screen
+        await fill(pilot, screen, "ollama", "http://127.0.0.1:9/v1", "", "none")
+        await pilot.click("#setup-save")
+        assert await pause_until(pilot, lambda: "Not saved" in result_text(screen), rounds=200)
+        assert "Give the model name" in result_text(screen)
+    assert not app.home.config_file.exists()
+
+
+async def test_with_a_model_or_without_the_offer_no_screen_opens() -> None:
+    app = make_app("model:\n  default: m\n  base_url: http://127.0.0.1:9/v1\n", offer_setup=True)
+    async with app.run_test(size=(120, 45)) as pilot:
+        await pilot.pause()
+        assert not isinstance(app.screen, SetupScreen)
+    app = make_app()
+    async with app.run_test(size=(120, 45)) as pilot:
+        await pilot.pause()
+        assert not isinstance(app.screen, SetupScreen)

@@ -1,0 +1,146 @@
+"""The editor screen (ctrl+e): two files side by side — SOUL.md, MEMORY.md, USER.md, a skill's files.
+
+Each pane is a `FileEditor`; ctrl+o opens a file in the focused pane, ctrl+s saves it through the
+engine (checked, atomic, journaled; a conflict shows both versions), ctrl+g hands it to $EDITOR, and
+ctrl+t moves it beside the live transcript. Buffers survive leaving the screen: ctrl+e comes back
+to them as they were.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Static
+
+from widgets.file_editor import FileEditor
+
+if TYPE_CHECKING:
+    from engine.editing import EditTarget
+
+HINTS = (
+    "ctrl+o open · ctrl+s save · ctrl+g $EDITOR · ctrl+t beside the transcript · "
+    "tab other pane · ctrl+z undo · esc back"
+)
+
+
+class EditorScreen(Screen[None]):
+    """Two editor panes over the whole screen."""
+
+    CSS_PATH = "editor.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+o", "open_file", "open", id="editor_open", tooltip="Open a file in the focused pane"),
+        Binding("escape", "close", "back", id="editor_close", tooltip="Back to the workstation"),
+    ]
+
+    def __init__(self, initial: tuple[str, str] = ("SOUL.md", "MEMORY.md")) -> None:
+        super().__init__()
+        self.initial = initial
+        self._opened_initial = False
+        self._focus_when_open: FileEditor | None = None  # the pane that takes focus once its file loads
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Content.assemble(("▾ ", "dim"), ("^e", "bold"), " Editor ", ("— " + HINTS, "dim")),
+            id="editor-header",
+        )
+        with Horizontal(id="editor-panes"):
+            yield FileEditor(id="editor-left")
+            yield FileEditor(id="editor-right")
+
+    @property
+    def left(self) -> FileEditor:
+        return self.query_one("#editor-left", FileEditor)
+
+    @property
+    def right(self) -> FileEditor:
+        return self.query_one("#editor-right", FileEditor)
+
+    @property
+    def controller(self) -> Any:
+        return self.app.editor_controller  # type: ignore[attr-defined]
+
+    def on_mount(self) -> None:
+        if not self._opened_initial:
+            self._opened_initial = True
+            for editor, name in zip((self.left, self.right), self.initial, strict=False):
+                if name:
+                    self.open_named(editor, name)
+            self._focus_when_open = self.left if self.initial[0] else None
+        self.call_after_refresh(self.left.area.focus)  # works when the file is already shown
+
+    def file_opened(self, editor: FileEditor) -> None:
+        """A pane's file finished loading: the first pane gets the focus its hidden editor could not take."""
+        if editor is self._focus_when_open:
+            self._focus_when_open = None
+            if self.focused is None or self.focused is self.left.area:
+                editor.area.focus()
+
+    def open_named(self, editor: FileEditor, name: str) -> None:
+        from engine.editing import EditError, find_target
+
+        app: Any = self.app
+        try:
+            target = find_target(app.home, app.config, name)
+        except EditError as exc:
+            self.notify(str(exc), severity="warning")
+            return
+        self.controller.open(editor, target)
+
+    def open_target(self, target: EditTarget, editor: FileEditor | None = None) -> None:
+        self.controller.open(editor or self.focused_editor(), target)
+
+    def focused_editor(self) -> FileEditor:
+        focused = self.focused
+        for editor in (self.left, self.right):
+            if focused is not None and (focused is editor or editor in focused.ancestors):
+                return editor
+        return self.left
+
+    def action_open_file(self) -> None:
+        from tui.screens.file_picker import FilePickerScreen
+
+        editor = self.focused_editor()
+        where = "left" if editor is self.left else "right"
+
+        def chosen(target: EditTarget | None) -> None:
+            if target is not None:
+                if editor.modified:
+                    self.notify(
+                        f"{editor.label} had unsaved changes; they were replaced by {target.label}.",
+                        severity="warning",
+                    )
+                self.controller.open(editor, target)
+                editor.area.focus()
+
+        self.app.push_screen(FilePickerScreen(where), chosen)
+
+    async def move_beside(self, editor: FileEditor) -> None:
+        """ctrl+t: the file leaves this screen and opens beside the live transcript."""
+        if not editor.has_file:
+            self.notify("Open a file first (ctrl+o), then ctrl+t puts it beside the transcript.")
+            return
+        app: Any = self.app
+        beside = FileEditor(id="beside-editor", empty_hint="")
+        main = app.main_screen
+        state = (editor.target, editor.text, editor.base_digest, editor.loaded_text)
+        editor.close()
+        app.pop_screen()
+        await main.open_beside(beside)
+        target, text, digest, loaded = state
+        self.controller.open_state(
+            beside, target, text, digest, loaded, "Beside the transcript: esc focuses the input."
+        )
+        beside.area.focus()
+
+    def take_back(self, target: Any, text: str, digest: str, loaded: str) -> None:
+        """A file coming back from beside the transcript, into the left pane."""
+        self.controller.open_state(self.left, target, text, digest, loaded)
+
+    def action_close(self) -> None:
+        self.app.pop_screen()

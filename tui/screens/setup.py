@@ -1,0 +1,220 @@
+"""The first-run setup screen: choose the model (provider, model, where the key comes from), write
+config.yaml and check the endpoint with one tiny request.
+
+The same engine code as `hws setup` (engine/model_setup.py), so both write the same settings and
+explain a failing endpoint with the same sentence. A failed check keeps the settings (the
+endpoint may simply not be running yet) and offers to put the previous config.yaml back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+
+from engine.model_setup import (
+    KEY_FROM_DOTENV,
+    KEY_FROM_ENV,
+    KEY_NONE,
+    PROVIDERS,
+    ModelChoice,
+    SetupError,
+    provider,
+)
+
+if TYPE_CHECKING:
+    from engine.config import Config
+    from engine.home import Home
+
+KEY_CHOICES = (
+    ("an environment variable I set myself", KEY_FROM_ENV),
+    ("paste it: keep it in the home's .env (readable by me only)", KEY_FROM_DOTENV),
+    ("no key (a local server)", KEY_NONE),
+)
+
+
+class SetupScreen(ModalScreen["Config | None"]):
+    """Dismisses with the new config once the settings are written (checked or not), else None."""
+
+    CSS_PATH = "setup.tcss"
+    AUTO_FOCUS = "#setup-provider"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "later", "later", id="setup_later", tooltip="Close; set the model later"),
+    ]
+
+    def __init__(self, home: Home, check_timeout: float | None = None) -> None:
+        super().__init__()
+        self.home = home
+        self.check_timeout = check_timeout
+        self.written: Config | None = None
+        self.previous_text: str | None = None
+        self.last_check: Any = None
+
+    def compose(self) -> ComposeResult:
+        first = PROVIDERS[1]  # OpenRouter: one key, many models
+        with Vertical(id="setup-frame"):
+            yield Static(
+                "[b]Choose your model[/b] — no model is configured yet. This writes the [b]model:[/b] "
+                f"section of {self.home.config_file} (other settings and comments are kept) and checks "
+                "the endpoint with one tiny request.",
+                id="setup-title",
+            )
+            with VerticalScroll(id="setup-fields"):
+                yield Label("Where does the model run?")
+                yield Select(
+                    [(_provider_label(p), p.id) for p in PROVIDERS],
+                    value=first.id,
+                    allow_blank=False,
+                    compact=True,
+                    id="setup-provider",
+                )
+                yield Label("Base URL (the endpoint's /v1)")
+                yield Input(first.base_url, placeholder="https://…/v1", id="setup-base-url", compact=True)
+                yield Label("Model name")
+                yield Input(
+                    first.example_model,
+                    placeholder="the name the endpoint knows",
+                    id="setup-model",
+                    compact=True,
+                )
+                yield Label("Where does the key come from?")
+                yield Select(
+                    [(label, value) for label, value in KEY_CHOICES],
+                    value=self._default_key_source(first.key_env),
+                    allow_blank=False,
+                    compact=True,
+                    id="setup-key-from",
+                )
+                yield Label("Variable that holds the key")
+                yield Input(
+                    first.key_env, placeholder="e.g. OPENROUTER_API_KEY", id="setup-key-env", compact=True
+                )
+                yield Label("The key (kept in .env only)", id="setup-key-value-label")
+                yield Input(password=True, placeholder="paste the key", id="setup-key-value", compact=True)
+            yield Static("", id="setup-result")
+            with Horizontal(id="setup-buttons"):
+                yield Button("Save and check", variant="primary", id="setup-save")
+                yield Button("Put the old config back", id="setup-undo", disabled=True)
+                yield Button("Later", id="setup-later")
+
+    def on_mount(self) -> None:
+        self._show_key_fields()
+
+    @staticmethod
+    def _default_key_source(key_env: str) -> str:
+        if not key_env:
+            return KEY_NONE
+        return KEY_FROM_ENV if os.environ.get(key_env) else KEY_FROM_DOTENV
+
+    # -- the form -------------------------------------------------------------------------------
+
+    def _input(self, name: str) -> Input:
+        return self.query_one(f"#setup-{name}", Input)
+
+    @on(Select.Changed, "#setup-provider")
+    def _provider_changed(self, event: Select.Changed) -> None:
+        chosen = provider(str(event.value))
+        self._input("base-url").value = chosen.base_url
+        self._input("model").value = chosen.example_model
+        self._input("key-env").value = chosen.key_env
+        self.query_one("#setup-key-from", Select).value = self._default_key_source(chosen.key_env)
+        self._show_key_fields()
+
+    @on(Select.Changed, "#setup-key-from")
+    def _key_source_changed(self) -> None:
+        self._show_key_fields()
+
+    def _show_key_fields(self) -> None:
+        source = self.query_one("#setup-key-from", Select).value
+        self._input("key-env").disabled = source == KEY_NONE
+        pasted = source == KEY_FROM_DOTENV
+        self._input("key-value").display = pasted
+        self.query_one("#setup-key-value-label").display = pasted
+
+    def choice(self) -> ModelChoice:
+        """What the form says now."""
+        source = str(self.query_one("#setup-key-from", Select).value)
+        key_env = self._input("key-env").value.strip() if source != KEY_NONE else ""
+        return ModelChoice(
+            provider=str(self.query_one("#setup-provider", Select).value),
+            model=self._input("model").value.strip(),
+            base_url=self._input("base-url").value.strip(),
+            key_source=source,
+            key_env=key_env,
+            key_value=self._input("key-value").value.strip() if source == KEY_FROM_DOTENV else "",
+        )
+
+    def _result(self, text: str, level: str) -> None:
+        result = self.query_one("#setup-result", Static)
+        result.update(text)
+        result.set_classes(f"-{level}")
+
+    # -- saving ---------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#setup-save")
+    @on(Input.Submitted)
+    def _save_pressed(self) -> None:
+        self.save_and_check()
+
+    @work(exclusive=True, group="setup", exit_on_error=False, description="write config.yaml, check")
+    async def save_and_check(self) -> None:
+        from engine.config import ConfigError, load_config
+        from engine.model_setup import check_endpoint_async, write_choice
+
+        choice = self.choice()
+        try:
+            written = await asyncio.to_thread(write_choice, self.home, choice)
+            config = await asyncio.to_thread(load_config, self.home.root)
+        except (SetupError, ConfigError) as exc:
+            self._result(f"✗ Not saved: {exc}", "error")
+            return
+        if self.previous_text is None:
+            self.previous_text = written.previous_text  # the config before the first save
+        self.query_one("#setup-undo", Button).disabled = False
+        self.written = config
+        saved = f"Saved to {written.config_path}" + (
+            f"; {choice.key_env} kept in .env" if written.env_written else ""
+        )
+        if choice.key_source == KEY_FROM_ENV and not config.secret(choice.key_env):
+            saved += f". Note: {choice.key_env} is not set; export it before starting hws"
+        self._result(f"{saved}. Checking {choice.model} at {choice.resolved_base_url()}…", "info")
+        self.last_check = check = await check_endpoint_async(config, self.check_timeout)
+        if check.ok:
+            said = f" It said: {check.reply!r}." if check.reply else ""
+            self._result(f"✓ {check.message}{said} Saved to {written.config_path}.", "ok")
+            self.app.notify(f"✓ {check.message}{said}", timeout=8)
+            self.dismiss(config)
+            return
+        self._result(
+            f"✗ The endpoint check failed: {check.message}\nThe settings are saved; fix a field and save "
+            "again, put the old config back, or close this (Later) and start the endpoint first.",
+            "error",
+        )
+
+    @on(Button.Pressed, "#setup-undo")
+    def _undo(self) -> None:
+        from engine.model_setup import restore_config
+
+        restore_config(self.home, self.previous_text or "")
+        self.written = None
+        self.query_one("#setup-undo", Button).disabled = True
+        self._result("The previous config.yaml is back; nothing of this form is kept.", "info")
+
+    @on(Button.Pressed, "#setup-later")
+    def _later_pressed(self) -> None:
+        self.action_later()
+
+    def action_later(self) -> None:
+        self.dismiss(self.written)
+
+
+def _provider_label(item: Any) -> str:
+    return f"{item.label} — {item.note}" if item.note else item.label
