@@ -7,6 +7,7 @@ the background channel.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -95,7 +96,7 @@ class SlashCommands:
     def _can_replace_agent(self, name: str) -> bool:
         if self.agent_factory is None:
             why = self.agent_problem or "this window was given a fixed agent"
-            self._say(f"/{name} needs to build a new agent: {why}.", "warning")
+            self._say(f"/{name} needs the agent: {why}.", "warning")
             return False
         return True
 
@@ -103,9 +104,35 @@ class SlashCommands:
 
     def new_conversation(self) -> None:
         """End this session and start a fresh one (the transcript and the timeline start over)."""
-        if self._waits_for_turn("new") or not self._can_replace_agent("new"):
+        if self._waits_for_turn("new"):
+            return
+        own = getattr(self.agent, "new_session", None) if self.agent is not None else None
+        if self.agent_factory is None and own is not None:  # a given agent that starts sessions itself
+            self._own_new_session(own)
+            return
+        if not self._can_replace_agent("new"):
             return
         self.replace_agent("new_session", None, "new")
+
+    @work(exclusive=True, group="turn", exit_on_error=False, description="start a new session")
+    async def _own_new_session(self, new_session: Any) -> None:
+        self.turn_running = True
+        try:
+            await self._drain(new_session())
+        finally:
+            self.turn_running = False
+        self.main_screen.post_message(messages.ConversationReset("new", ""))
+        getattr(self, "session_restarted", lambda: None)()
+
+    async def _drain(self, result: Any) -> Any:
+        """An agent call's result: events of an async generator become Messages; a coroutine is awaited."""
+        if hasattr(result, "__aiter__"):
+            async for event in result:
+                self.main_screen.post_message(messages.to_message(event))
+            return None
+        if asyncio.iscoroutine(result):
+            return await result
+        return result
 
     # /compress [focus]
 
@@ -125,7 +152,8 @@ class SlashCommands:
     async def _compress(self, focus: str) -> None:
         main = self.main_screen
         try:
-            outcome = await self.agent.compress(focus or None)  # type: ignore[union-attr]
+            call = self.agent.compress  # type: ignore[union-attr]
+            outcome = await self._drain(call(focus) if focus else call())
         except Exception as exc:  # AgentBusy, AgentError: their message is the sentence
             main.post_message(messages.Notice(f"Not compressed: {exc}", "warning", "!"))
             outcome = None
