@@ -258,6 +258,18 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "gauge_high": S(0.80, "Share of a limit at which gauges turn to the high colour.", 0, 1),
         "gauge_critical": S(0.95, "Share of a limit at which gauges turn to the critical colour.", 0, 1),
         "default_context_window": S(128_000, "Context window shown when the model reports none.", 1024),
+        "close_wait_seconds": S(
+            10.0, "Seconds quitting (or /new) waits for the session to close and a review to finish.", 0
+        ),
+        "history_page_messages": S(
+            80, "Messages read from state.db per page when the transcript scrolls into old turns.", 10, 2000
+        ),
+        "journal_rows": S(60, "Journal entries the memory pane lists, newest first.", 1, 2000),
+        "palette_sessions": S(200, "Past conversations the command palette offers.", 0, 10_000),
+        "sessions_page": S(100, "Conversations the sessions screen lists per page.", 10, 2000),
+        "guard_scan_skills": S(
+            500, "Skills the skills pane scans with the guard for verdicts (the most used first).", 0
+        ),
     },
     "watch": {
         "debounce_ms": S(50, "Milliseconds of quiet before a file change refreshes the panes.", 0),

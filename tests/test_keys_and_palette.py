@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.binding import Binding
 from textual.command import CommandPalette
 
-from tests.tui_support import MODEL_CONFIG, make_app, settle
+from tests.tui_support import MODEL_CONFIG, make_app, pause_until, seed_sessions, settle
 from tui.commands import SessionEntry, SkillEntry
 from tui.keys import bindings_of, validate_keymap
 
@@ -129,19 +129,27 @@ async def test_the_palette_offers_skills_and_sessions_from_their_providers() -> 
 
 
 async def test_ctrl_r_opens_and_closes_the_sessions_screen() -> None:
-    sessions = [
-        SessionEntry("20260101_120000_abc123", "Navbar work", "2026-01-01"),
-        SessionEntry("20260102_120000_def456", "Deploy script", "2026-01-02"),
-    ]
-    app = make_app(MODEL_CONFIG, session_source=lambda: sessions)
+    app = make_app(MODEL_CONFIG)
+    await seed_sessions(
+        app.home,
+        [
+            ("Navbar work", [("user", "add a navbar to the docs"), ("assistant", "Done.")]),
+            ("Deploy script", [("user", "write the rsync deploy script"), ("assistant", "Written.")]),
+        ],
+    )
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         await pilot.press("ctrl+r")
+        await app.workers.wait_for_complete()
         await pilot.pause()
         screen = app.screen
         assert type(screen).__name__ == "SessionsScreen"
-        await pilot.press(*"deploy")
+        assert screen.query_one("#session-list").option_count == 2
+        await pilot.press(*"rsync", "enter")  # enter searches at once (typing waits for a pause)
+        assert await pause_until(pilot, lambda: screen.mode == "search" and not screen.loading)
+        await app.workers.wait_for_complete()
         await pilot.pause()
+        assert [row.title for row in screen.rows] == ["Deploy script"]
         assert screen.query_one("#session-list").option_count == 1
         await pilot.press("ctrl+r")
         await pilot.pause()

@@ -10,7 +10,6 @@ from engine.skills.history import SkillHistory
 from tests.live_files_support import (
     SKILL,
     SessionAgent,
-    pane_lines,
     replace_atomically,
     wait_for,
     watching,
@@ -36,10 +35,12 @@ async def test_user_md_replaced_atomically_updates_the_memory_pane_and_is_journa
     async with app.run_test(message_hook=seen.append) as pilot:
         await watching(pilot)
         memory = app.main_screen.memory
-        before = len(pane_lines(memory))
         replace_atomically(user, "Name: Dana\n§\nHates light themes")
-        assert await wait_for(pilot, lambda: len(pane_lines(memory)) > before)
-        assert "USER.md modified on disk (external)" in pane_lines(memory)[-1]
+        assert await wait_for(pilot, lambda: any("Hates light themes" in f.disk for f in memory.view.files))
+        assert await wait_for(
+            pilot, lambda: bool(memory.view.journal) and memory.view.journal[0].who == "external"
+        )
+        assert memory.view.journal[0].target == "user"
         assert next(m for m in seen if isinstance(m, HomeChanged)).stores == {"user"}
     entry = Journal(app.home).last("memory", "user")
     assert entry is not None and entry.who == "external"
@@ -74,15 +75,15 @@ async def test_skill_created_edited_and_deleted_by_hand_reach_the_skills_pane_an
         skills = app.main_screen.skills
         bar = app.main_screen.next_session
         created = make_skill(app.home.root, "astro-navbar", "web")
-        assert await wait_for(pilot, lambda: any("astro-navbar" in line for line in pane_lines(skills)))
-        assert "created on disk (external)" in pane_lines(skills)[-1]
+        assert await wait_for(pilot, lambda: skills.row("astro-navbar") is not None)
+        assert skills.row("astro-navbar").category == "web"
         assert await wait_for(pilot, lambda: bar.drift.skills)
         assert "astro-navbar" in bar.drift.skill_names
         assert "the next session's index: 2 skills" in bar.drift.skills_detail
         write_in_place(existing, SKILL + "3. Check the site answers.\n")
-        assert await wait_for(pilot, lambda: "modified on disk" in pane_lines(skills)[-1])
         created.unlink()
-        assert await wait_for(pilot, lambda: "deleted on disk" in pane_lines(skills)[-1])
+        assert await wait_for(pilot, lambda: skills.row("astro-navbar") is None)
+        assert skills.row(existing.parent.name) is not None
     history = SkillHistory(app.home)
     assert [(e.action, e.who) for e in history.entries("astro-navbar")] == [
         ("create", "external"),
@@ -187,7 +188,9 @@ async def test_when_file_events_cannot_start_the_app_polls_and_the_status_bar_sa
         assert await wait_for(pilot, lambda: status.state.files == "files: polling every 0.2s")
         assert app.watch_mode == "polling"
         memory = app.main_screen.memory
-        before = len(pane_lines(memory))
         replace_atomically(user, "Name: Dana\n§\nPolled, not evented")
-        assert await wait_for(pilot, lambda: len(pane_lines(memory)) > before)
-        assert "USER.md modified on disk (external)" in pane_lines(memory)[-1]
+        assert await wait_for(pilot, lambda: any("Polled, not evented" in f.disk for f in memory.view.files))
+        assert await wait_for(
+            pilot, lambda: bool(memory.view.journal) and memory.view.journal[0].who == "external"
+        )
+        assert memory.view.journal[0].target == "user"

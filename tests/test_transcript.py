@@ -311,9 +311,13 @@ async def test_events_show_in_their_panes_and_the_transcript() -> None:
         ):
             main.post_message(messages.to_message(event))
         await pilot.pause()
-        assert main.memory.writes == 1 and main.memory.entries.option_count == 1
-        assert main.skills.loaded == {"ops/deploy"} and main.skills.changed == {"web/astro-navbar"}
-        assert main.compression.count == 1 and main.compression.entries.option_count == 3
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert main.memory.writes == 1
+        loaded = main.skills.row("ops/deploy")
+        assert loaded is not None and loaded.tier == 3 and loaded.files == (("references/rsync.md", 380),)
+        assert main.skills.changed == {"web/astro-navbar": "create"}
+        assert main.compression.count == 1 and len(main.compression.timeline.root.children) == 1
         assert main.status.state.compressions == 1
         assert main.budget.brief == "32%"
         notices = " ".join(b.text for b in main.transcript.query(NoticeBlock))

@@ -132,3 +132,25 @@ async def pause_until(pilot: Any, condition: Callable[[], bool], rounds: int = 2
             return True
         await pilot.pause()
     return condition()
+
+
+async def seed_sessions(
+    home: Home, conversations: Sequence[tuple[str, Sequence[tuple[str, str]]]]
+) -> list[str]:
+    """Write conversations (title, [(role, text), ...]) into the home's real state.db; their ids."""
+    from engine.sessions.store import SessionStore
+
+    store = await SessionStore.open(home.state_db)
+    ids = []
+    try:
+        for offset, (title, lines) in enumerate(conversations):
+            session = await store.create_session(
+                source="cli", model="test-model", title=title, started_at=1_767_000_000.0 + offset * 3600
+            )
+            for role, text in lines:
+                await store.append_message(session.id, role, text)
+            await store.end_session(session.id, "user_exit")
+            ids.append(session.id)
+    finally:
+        await store.close()
+    return ids

@@ -1,9 +1,10 @@
 """What the workstation needs from the engine's agent, and the worker loop that drives one turn.
 
 The agent is any object with `run_turn(text)`, an async iterator of engine events. Optional:
-`interrupt()` (stop the turn cleanly, keeping what was said) and `answer_approval(request_id,
-decision)` (decision: "once", "session" or "deny"). An approval travels as a Future inside the
-`ApprovalNeeded` Message; the loop waits on it and hands the answer back before reading on.
+`interrupt()` (stop the turn cleanly, keeping what was said), `answer_approval(request_id,
+decision)` (decision: "once", "session" or "deny"), `start()`, `close(end_reason)`, `compress(focus)`
+and the attribute `on_background` (events from outside a turn). An approval travels as a Future
+inside the `ApprovalNeeded` Message; the loop waits on it and hands the answer back before reading on.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from textual.message import Message
@@ -19,6 +22,8 @@ from tui import messages
 
 if TYPE_CHECKING:
     from engine import events
+    from engine.config import Config
+    from engine.home import Home
 
 
 @runtime_checkable
@@ -66,23 +71,62 @@ async def interrupt(agent: object) -> bool:
     return True
 
 
-def build_agent(home: Any, config: Any) -> AgentPort:
-    """The engine's agent for this home and config; raises `AgentUnavailableError` with a sentence.
+async def start(agent: object) -> str:
+    """Open the agent's session now (the real agent opens it on its first turn otherwise)."""
+    opener = getattr(agent, "start", None)
+    if opener is None:
+        return ""
+    return str(await _maybe_await(opener()) or "")
 
-    Called from a thread after the first frame, because the model client is slow to import.
+
+async def close(agent: object, end_reason: str) -> None:
+    """End the agent's session and release its store and clients (nothing when it has no `close`)."""
+    closer = getattr(agent, "close", None)
+    if closer is not None:
+        await _maybe_await(closer(end_reason=end_reason))
+
+
+@dataclass
+class AgentBuilder:
+    """Builds the engine's agent for a home and config: `builder(home, config, resume=None)`.
+
+    Called from a thread after the first frame, because the model client is slow to import; the
+    app sets `on_background` on what it returns. `overrides` replaces config settings for this run
+    only (the scripted model's URL, a `/model` switch), never the file.
     """
-    if not config.model_name:
-        raise AgentUnavailableError("no model is configured")
-    try:
-        from engine import agent as agent_module  # type: ignore[attr-defined]
-    except ImportError:
-        raise AgentUnavailableError(
-            "this build of hws has no agent yet (engine/agent.py is not installed); the panes work without it"
-        ) from None
-    factory = getattr(agent_module, "create_agent", None) or getattr(agent_module, "Agent", None)
-    if factory is None:
-        raise AgentUnavailableError("engine.agent offers neither create_agent() nor Agent")
-    try:
-        return factory(home, config)  # type: ignore[no-any-return]
-    except Exception as exc:  # a configuration the engine refuses: show its sentence
-        raise AgentUnavailableError(str(exc) or exc.__class__.__name__) from exc
+
+    workdir: Path | None = None
+    overrides: dict[str, dict[str, Any]] | None = None
+
+    def __call__(self, home: Home, config: Config, resume: str | None = None) -> AgentPort:
+        config = with_overrides(config, self.overrides or {})
+        if not config.model_name:
+            raise AgentUnavailableError("no model is configured")
+        from engine.agent import create_agent
+        from engine.agent_session import AgentError
+
+        try:
+            return create_agent(home, config, source="tui", cwd=self.workdir, resume=resume)
+        except AgentError as exc:  # a configuration the engine refuses: show its sentence
+            raise AgentUnavailableError(str(exc).rstrip(".")) from exc
+
+
+def build_agent(home: Home, config: Config, resume: str | None = None) -> AgentPort:
+    """The engine's agent for this home and config; raises `AgentUnavailableError` with a sentence."""
+    return AgentBuilder()(home, config, resume)
+
+
+def with_overrides(config: Config, overrides: dict[str, dict[str, Any]]) -> Config:
+    """A copy of `config` with some settings replaced (sections by name, settings by key)."""
+    if not overrides:
+        return config
+    import dataclasses
+
+    from engine.config import Section
+
+    sections = dict(config.sections)
+    for name, values in overrides.items():
+        current = sections.get(name)
+        merged = {**(current.values if current is not None else {}), **values}
+        sections[name] = Section(name, merged)
+    return dataclasses.replace(config, sections=sections)

@@ -26,7 +26,11 @@ from engine.home import Home
 from engine.redact import Redactor
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
-from tui.agent_port import AgentPort, AgentUnavailableError, drive_turn, interrupt
+from tui.agent_port import AgentPort, drive_turn, interrupt
+from tui.app_agent import AgentLifecycle
+from tui.app_commands import SlashCommands
+from tui.app_feeds import PaneFeeds
+from tui.app_history import HistoryFeeds
 from tui.commands import SLASH_COMMANDS, SessionEntry, SkillEntry, parse_slash, skill_commands
 from tui.live_files import LiveFilesMixin
 from widgets.gauge import GaugeLevels
@@ -37,7 +41,8 @@ from widgets.transcript import Transcript
 if TYPE_CHECKING:
     from tui.clipboard import CopyResult
 
-AgentFactory = Callable[[Home, Config], AgentPort]
+AgentFactory = Callable[..., AgentPort]
+"""`factory(home, config)` or `factory(home, config, resume=SESSION_ID)` (see `AgentBuilder`)."""
 SkillSource = Callable[[], Sequence[SkillEntry]]
 SessionSource = Callable[[], Sequence[SessionEntry]]
 
@@ -85,7 +90,9 @@ class CopyDone(Message):
         self.chars = chars
 
 
-class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
+class HwsApp(
+    LiveFilesMixin, AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], inherit_bindings=False
+):
     """Hermes Workstation."""
 
     TITLE = "hws"
@@ -157,6 +164,9 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
         session_source: SessionSource | None = None,
         workdir: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
+        resume: str | None = None,
+        note: str = "",
+        wall_clock: Callable[[], float] = time.time,
         offer_setup: bool = False,
     ) -> None:
         super().__init__()
@@ -165,6 +175,9 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
         self.config = config
         self.agent: AgentPort | None = agent
         self.agent_factory = agent_factory
+        self.session_id = ""
+        self.resume_at = resume
+        self.scripted_note = note
         self.agent_problem = "" if agent is not None else self._initial_agent_problem()
         self.skill_source = skill_source
         self.session_source = session_source
@@ -173,6 +186,7 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
         self.workdir = workdir if workdir is not None else Path.cwd()
         self._redactor: Redactor | None = None
         self.clock = clock
+        self.wall_clock = wall_clock
         self.tui = config.tui
         self.turn_running = False
         self.last_sent = ""
@@ -181,6 +195,8 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
         self._last_interrupt = -1e9
         self._main: Any = None
         self._setup_themes()
+        self.init_feeds()
+        self.init_history()
 
     # Start-up.
 
@@ -242,7 +258,7 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
                 show_cost=bool(self.config.display.show_cost),
             ),
         )
-        self._main = MainScreen(settings, clock=self.clock)
+        self._main = MainScreen(settings, clock=self.clock, wall_clock=self.wall_clock)
         return self._main
 
     @property
@@ -264,10 +280,16 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
             main.post_message(messages.Notice(no_model_text(self.config_path_label), "warning", "!"))
             if self.offer_setup:
                 self.call_after_refresh(self.open_setup)
+        if self.scripted_note:
+            main.post_message(messages.Notice(self.scripted_note, "info", "i"))
         if self.agent is None and self.agent_factory is not None and self.config.model_name:
-            self.call_after_refresh(self._build_agent)
+            resume = self.resume_at
+            self.call_after_refresh(lambda: self.request_agent(resume, "resume" if resume else "start"))
+        elif self.agent is not None:
+            self._adopt_given_agent()
         if self.skill_source is not None or self.session_source is not None:
             self.call_after_refresh(self._load_catalogs)
+        self.call_after_refresh(self.refresh_panes)
 
     def binding_classes(self) -> dict[str, type[DOMNode]]:
         """Every class whose bindings the keymap and the keys screen know (imports the screens)."""
@@ -278,8 +300,11 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
         from tui.screens.identity import IdentityScreen
         from tui.screens.keys import KeysScreen
         from tui.screens.main import MainScreen
+        from tui.screens.session_view import SessionViewScreen
         from tui.screens.sessions import SessionsScreen
+        from tui.screens.text_view import TextScreen
         from widgets.file_editor import FileEditor
+        from widgets.memory_pane import MemoryPane
         from widgets.pane import Pane
         from widgets.prompt import PromptInput
         from widgets.transcript_blocks import ApprovalBlock
@@ -291,7 +316,10 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
             "transcript": Transcript,
             "input": PromptInput,
             "approval": ApprovalBlock,
+            "memory pane": MemoryPane,
             "sessions": SessionsScreen,
+            "past session": SessionViewScreen,
+            "text view": TextScreen,
             "keys screen": KeysScreen,
             "editor screen": EditorScreen,
             "file editor": FileEditor,
@@ -312,22 +340,14 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
             self.startup_warnings.append(warning)
             self.notify(warning, severity="warning", timeout=12)
 
-    @work(
-        thread=True, exclusive=True, group="agent-setup", exit_on_error=False, description="build the agent"
-    )
-    def _build_agent(self) -> None:
-        assert self.agent_factory is not None
-        try:
-            agent = self.agent_factory(self.home, self.config)
-        except AgentUnavailableError as exc:
-            self.post_message(messages.AgentUnavailable(str(exc)))
-            return
-        self.post_message(messages.AgentReady(agent))
+    def _adopt_given_agent(self) -> None:
+        """An agent handed to the constructor (tests, benchmarks) gets the background channel too."""
+        if hasattr(self.agent, "on_background"):
+            self.agent.on_background = self.background_event  # type: ignore[union-attr]
 
     @on(messages.AgentReady)
     def _agent_ready(self, message: messages.AgentReady) -> None:
-        self.agent = message.agent  # type: ignore[assignment]
-        self.agent_problem = ""
+        self.agent_ready(message)
 
     @on(messages.AgentUnavailable)
     def _agent_unavailable(self, message: messages.AgentUnavailable) -> None:
@@ -337,6 +357,11 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
         )
 
     @work(thread=True, group="catalogs", exit_on_error=False, description="load skill and session catalogs")
+    def reload_catalogs(self) -> None:
+        """Offer a skill the agent just created in `/name` completion and the palette."""
+        if self.skill_source is not None or self.session_source is not None:
+            self._load_catalogs()
+
     def _load_catalogs(self) -> None:
         if self.skill_source is not None:
             self.post_message(messages.SkillCatalogLoaded(list(self.skill_source())))
@@ -458,63 +483,6 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
         if self.turn_running:
             self.workers.cancel_group(self, "turn")
 
-    # Slash commands.
-
-    async def run_slash_command(self, name: str, argument: str) -> None:
-        main = self.main_screen
-        if name == "help":
-            self.action_show_keys()
-        elif name == "copy":
-            self.copy_to_clipboards(main.transcript.last_reply, "the last reply")
-        elif name in ("memory", "skills"):
-            main.action_show_pane(name)
-        elif name == "sessions":
-            self.action_sessions()
-        elif name == "edit":
-            self.open_editor(*argument.split()[:2])
-        elif name == "identity":
-            self.action_identity()
-        elif name == "theme":
-            self.switch_theme(argument)
-        elif name == "model":
-            model = self.config.model_name
-            text = (
-                f"Model: {model} at {self.config.model.base_url or 'the provider default'}; change "
-                f"model.default in {self.config_path_label} and restart."
-                if model
-                else no_model_text(self.config_path_label)
-            )
-            main.post_message(messages.Notice(text, "info", "i"))
-        elif name == "retry":
-            if self.last_sent:
-                self.send_to_agent(self.last_sent)
-            else:
-                main.post_message(messages.Notice("Nothing to retry yet.", "warning"))
-        else:  # new, compress, undo: the agent does these
-            self._agent_command(name, argument)
-
-    def _agent_command(self, name: str, argument: str) -> None:
-        if self.turn_running:
-            self.notify(f"/{name} waits for the running turn: ctrl+c interrupts it.", severity="warning")
-            return
-        method = {"new": "new_session", "compress": "compress", "undo": "undo"}[name]
-        call = getattr(self.agent, method, None) if self.agent is not None else None
-        if call is None:
-            why = self.agent_problem or f"this agent has no {method}()"
-            self.main_screen.post_message(messages.Notice(f"/{name} needs the agent: {why}.", "warning"))
-            return
-        self._run_agent_command(call, argument)
-
-    @work(exclusive=True, group="turn", exit_on_error=False, description="agent command")
-    async def _run_agent_command(self, call: Callable[..., Any], argument: str) -> None:
-        result = call(argument) if argument else call()
-        if hasattr(result, "__aiter__"):
-            async for event in result:
-                self.main_screen.post_message(messages.to_message(event))
-        elif asyncio.iscoroutine(result):
-            await result
-        self.session_restarted()
-
     def switch_theme(self, name: str) -> None:
         if not name:
             self.action_change_theme()
@@ -549,19 +517,7 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
             messages.Notice(f"Model set: {config.model_name} at {config.model.base_url}.", "info", "✓")
         )
         if self.agent is None and self.agent_factory is not None:
-            self._build_agent()
-
-    def action_sessions(self) -> None:
-        from tui.screens.sessions import SessionsScreen
-
-        if isinstance(self.screen, SessionsScreen):
-            self.pop_screen()
-            return
-        self.push_screen(SessionsScreen(self.session_entries), self._session_chosen)
-
-    def _session_chosen(self, session_id: str | None) -> None:
-        if session_id:
-            self.open_session(session_id)
+            self.request_agent(None, "start")
 
     def action_show_keys(self) -> None:
         from tui.screens.keys import KeysScreen
@@ -580,13 +536,6 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
         prompt = self.main_screen.prompt
         prompt.set_text(f"/{name} ")
         prompt.input.focus()
-
-    def open_session(self, session_id: str) -> None:
-        self.main_screen.post_message(
-            messages.Notice(
-                f"Opening session {session_id} needs the session store, which is not built yet.", "warning"
-            )
-        )
 
     # Copying.
 

@@ -1,11 +1,20 @@
-"""Open the workstation: `hws` on `$HERMES_HOME`, `hws --home PATH` on another home."""
+"""Open the workstation: `hws` on `$HERMES_HOME`, `hws --home PATH` on another home.
+
+`hws --scripted [--scenario NAME|FILE]` runs it against the scripted model server (started in this
+process, no API key) on a temporary home, unless `--home` names one; `hws --resume SESSION` opens
+a past conversation and goes on with it.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
@@ -14,6 +23,17 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         description="Open the workstation (subcommands run headless: `hws --help` lists them).",
     )
     parser.add_argument("--home", metavar="PATH", help="use this home instead of $HERMES_HOME")
+    parser.add_argument(
+        "--scripted",
+        action="store_true",
+        help="answer from the built-in scripted model server (no API key) on a temporary home (or on --home)",
+    )
+    parser.add_argument(
+        "--scenario",
+        metavar="NAME|FILE",
+        help="the scripted model's scenario: a shipped name or a YAML file (implies --scripted)",
+    )
+    parser.add_argument("--resume", metavar="SESSION", help="go on with a past session (id or unique prefix)")
     parser.add_argument("--version", action="version", version=f"hws {version()}")
     return parser.parse_args(list(argv))
 
@@ -30,31 +50,75 @@ def version() -> str:
 
 
 def launch(argv: Sequence[str]) -> int:
-    """Open the app; a home or config problem is one sentence on stderr and exit code 2."""
+    """Open the app; a home, config or scenario problem is one sentence on stderr and exit code 2."""
     args = parse(argv)
     from engine.config import ConfigError, load_config
     from engine.home import Home, HomeError
 
+    scripted = bool(args.scripted or args.scenario)
+    scratch: Path | None = None
+    if scripted and not args.home:
+        scratch = Path(tempfile.mkdtemp(prefix="hws-scripted-"))
     try:
-        home = Home.resolve(args.home).ensure()
-        config = load_config(home.root)
-    except (HomeError, ConfigError) as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    served = "web_driver" in os.environ.get("TEXTUAL_DRIVER", "")  # under `hws serve`: a browser tab
-    if not served and (not sys.stdout.isatty() or not sys.stdin.isatty()):
-        print(
-            "hws opens a full-screen workstation and needs a terminal; "
-            "for scripts use the subcommands (`hws --help`).",
-            file=sys.stderr,
-        )
-        return 2
+        try:
+            home = Home.resolve(str(scratch) if scratch else args.home).ensure()
+            config = load_config(home.root)
+        except (HomeError, ConfigError) as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        served = "web_driver" in os.environ.get("TEXTUAL_DRIVER", "")  # under `hws serve`: a browser tab
+        if not served and (not sys.stdout.isatty() or not sys.stdin.isatty()):
+            print(
+                "hws opens a full-screen workstation and needs a terminal; "
+                "for scripts use the subcommands (`hws --help`).",
+                file=sys.stderr,
+            )
+            return 2
+        return _run(home, config, args, scripted, scratch is not None)
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _run(home, config, args: argparse.Namespace, scripted: bool, temporary: bool) -> int:  # type: ignore[no-untyped-def]
     from engine.logs import setup_logging
-    from tui.agent_port import build_agent
-    from tui.app import HwsApp
+    from tui.agent_port import AgentBuilder
+    from tui.catalogs import session_catalog, skill_catalog
 
     setup_logging(home, config)  # logs/agent.log and errors.log, secrets redacted
 
-    app = HwsApp(home, config, agent_factory=build_agent, offer_setup=bool(config.setup.offer_screen))
-    result = app.run()
+    server = None
+    builder = AgentBuilder(workdir=Path.cwd())
+    note = ""
+    if scripted:
+        from tui.scripted import ScriptedModelError, start_scripted_model
+
+        try:
+            scripted_model = start_scripted_model(args.scenario or "default")
+        except ScriptedModelError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        server = scripted_model.server
+        builder.overrides = scripted_model.overrides
+        note = scripted_model.note(home.root, temporary)
+        from tui.agent_port import with_overrides
+
+        config = with_overrides(config, scripted_model.overrides)
+    from tui.app import HwsApp
+
+    app = HwsApp(
+        home,
+        config,
+        agent_factory=builder,
+        skill_source=partial(skill_catalog, home, config),
+        session_source=partial(session_catalog, home, config, int(config.tui.palette_sessions)),
+        resume=args.resume,
+        note=note,
+        offer_setup=bool(config.setup.offer_screen) and not scripted,
+    )
+    try:
+        result = app.run()
+    finally:
+        if server is not None:
+            server.stop()
     return int(result or 0)

@@ -166,11 +166,44 @@ class Notice(Message, bubble=False):
 
 
 class AgentReady(Message):
-    """The agent was built (off the UI thread, after the first frame) and can take turns."""
+    """The agent was built (off the UI thread, after the first frame) and can take turns.
 
-    def __init__(self, agent: object) -> None:
+    `resume` is the session it continues (None: a new one, opened with the first turn).
+    """
+
+    def __init__(self, agent: object, resume: str | None = None, reason: str = "start") -> None:
         super().__init__()
         self.agent = agent
+        self.resume = resume
+        self.reason = reason
+
+
+class SessionOpened(Message, bubble=False):
+    """The agent opened its session (at the first turn, or at once when resuming); panes re-read."""
+
+    def __init__(self, session_id: str, resumed: bool) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.resumed = resumed
+
+
+class ConversationReset(Message, bubble=False):
+    """The conversation starts over (`/new`, resume, model switch): the transcript and timeline clear."""
+
+    def __init__(self, reason: str, session_id: str = "") -> None:
+        super().__init__()
+        self.reason = reason
+        self.session_id = session_id
+
+
+class ViewLoaded(Message, bubble=False):
+    """A worker read what a pane shows (`pane`: memory, budget, skills, lineage); `seq` orders reads."""
+
+    def __init__(self, pane: str, view: object, seq: int = 0) -> None:
+        super().__init__()
+        self.pane = pane
+        self.view = view
+        self.seq = seq
 
 
 class AgentUnavailable(Message):

@@ -1,64 +1,305 @@
-"""The budget pane: how full the context window is, and what the provider reported per call.
+"""The budget pane: the context window split by prompt layer, conversation and tool schemas.
 
-For now it shows the usage the engine reports (last call and session totals); the split by prompt
-layer, the cached prefix and the compression threshold fill in when the prompt builder lands.
+Each row gives tokens, the share of the window and a bar; rows in the stable cached prefix are
+marked ■, rows rebuilt per call □. Below: the total against the window (coloured at 50 / 80 / 95 %),
+where compression starts, and what the provider reported for the last call and the session (cached
+tokens, totals, cost). The app reads the agent's prompt and history in a worker and hands the
+numbers over (`show`); usage arrives with each `Usage` event.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
 
-from widgets.gauge import GaugeLevels, format_tokens, gauge
-from widgets.pane import LogPane
+from widgets.gauge import LEVEL_STYLE, GaugeLevels, bar, format_tokens, gauge
+from widgets.pane import Pane
 
 if TYPE_CHECKING:
     from engine import events
 
+LAYER_LABEL = {
+    "identity": "identity",
+    "guidance": "guidance",
+    "skills": "skills index",
+    "context_files": "context files",
+    "memory": "memory",
+    "user": "user profile",
+    "session": "session",
+    "stored": "stored prompt",
+    "provider": "provider",
+}
+ROW_BAR = 10
 
-class BudgetPane(LogPane):
+
+@dataclass(frozen=True)
+class BudgetLayer:
+    name: str
+    tokens: int
+    cached: bool
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class BudgetView:
+    """The split of the next request, as the model will receive it."""
+
+    window: int
+    layers: tuple[BudgetLayer, ...] = ()
+    conversation: int = 0
+    tools: int = 0
+    threshold: int = 0  # tokens at which compression starts; 0: compression is off
+    preview: bool = False  # no session yet: the prompt the first message will get
+    messages: int = 0
+
+    @property
+    def prompt(self) -> int:
+        return sum(layer.tokens for layer in self.layers)
+
+    @property
+    def used(self) -> int:
+        return self.prompt + self.conversation + self.tools
+
+    @property
+    def cached_prefix(self) -> int:
+        """Tokens of the stable prefix: the tool schemas and the cached layers before the first uncached."""
+        total = self.tools
+        for layer in self.layers:
+            if not layer.cached:
+                break
+            total += layer.tokens
+        return total
+
+
+@dataclass
+class UsageTotals:
+    """What the provider reported: the last call, and the sums over this window's calls."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    cost_usd: float = 0.0
+    last: events.Usage | None = None
+
+
+class BudgetBody(VerticalScroll):
+    DEFAULT_CSS = """
+    BudgetBody {
+        height: 1fr;
+        background: $surface;
+        scrollbar-size-vertical: 1;
+    }
+    BudgetBody > Static {
+        width: 1fr;
+        height: auto;
+        padding: 0 1;
+    }
+    """
+    can_focus = True
+
+
+class BudgetPane(Pane):
+    """F3: where the context window goes."""
+
     pane_key = "F3"
     pane_title = "Budget"
-    intro = "The split by prompt layer and the cached prefix come with the prompt builder. Calls:"
+
+    class ReloadRequested(Message):
+        """The pane wants the prompt layers and the conversation measured again."""
 
     def __init__(self, context_window: int, levels: GaugeLevels | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.context_window = context_window
         self.levels = levels or GaugeLevels()
-        self.used = 0
-        self.total_in = 0
-        self.total_out = 0
-        self.total_cached = 0
-        self.total_cost = 0.0
+        self.view = BudgetView(context_window)
+        self.totals = UsageTotals()
+        self.reported = 0  # the provider's count of the last request (+ its reply), until the history shrinks
         self._summarise()
 
-    def _summarise(self) -> None:
-        window = self.context_window
-        fraction = self.used / window if window else 0.0
-        head = f"{format_tokens(self.used)} / {format_tokens(window)} "
-        self.summary = Content.assemble(head, gauge(fraction, 10, self.levels))
-        self.brief = f"{fraction * 100:.0f}%"
+    def compose_body(self) -> ComposeResult:
+        with BudgetBody(id="budget-body", classes="pane-body"):
+            yield Static(id="budget-table")
+
+    def focus_target(self) -> Widget:
+        return self if self.collapsed else self.query_one(BudgetBody)
+
+    @property
+    def context_window(self) -> int:
+        return self.view.window
+
+    @property
+    def used(self) -> int:
+        return self.view.used
+
+    # What the app calls.
+
+    def reload_from_disk(self) -> None:
+        """Measure again (the prompt is frozen per session; the next session's preview may change)."""
+        self.post_message(self.ReloadRequested())
+
+    def show(self, view: BudgetView) -> None:
+        self.view = self._at_least_reported(view)
+        self._summarise()
+        self._draw()
+
+    def _at_least_reported(self, view: BudgetView) -> BudgetView:
+        """The provider's count is the truth for the request just made (its reply joins the next one)."""
+        if self.reported > view.used:
+            from dataclasses import replace
+
+            return replace(view, conversation=max(0, self.reported - view.prompt - view.tools))
+        return view
+
+    def history_shrank(self) -> None:
+        """A compression or a new session: the last reported count no longer bounds the next request."""
+        self.reported = 0
 
     def usage(self, event: events.Usage) -> None:
-        self.used = event.prompt_tokens + event.completion_tokens
-        self.total_in += event.prompt_tokens
-        self.total_out += event.completion_tokens
-        self.total_cached += event.cached_tokens
-        self.total_cost += event.cost_usd
+        totals = self.totals
+        totals.calls += 1
+        totals.prompt_tokens += event.prompt_tokens
+        totals.completion_tokens += event.completion_tokens
+        totals.cached_tokens += event.cached_tokens
+        totals.cost_usd += event.cost_usd
+        totals.last = event
+        self.reported = event.prompt_tokens + event.completion_tokens
+        self.view = self._at_least_reported(self.view)
         self._summarise()
-        self.add_entry(
-            Content.assemble(
-                "last call: ",
-                (format_tokens(event.prompt_tokens), "bold"),
-                " in, ",
-                (format_tokens(event.cached_tokens), "$success"),
-                " cached, ",
-                format_tokens(event.completion_tokens),
-                f" out, ${event.cost_usd:.3f}",
-            )
-        )
+        self._draw()
+
+    def reset_usage(self) -> None:
+        self.totals = UsageTotals()
+        self.reported = 0
+        self._draw()
 
     def set_window(self, context_window: int) -> None:
-        self.context_window = context_window
-        self._summarise()
+        from dataclasses import replace
+
+        self.show(replace(self.view, window=context_window))
+
+    # Drawing.
+
+    def _fraction(self, tokens: int) -> float:
+        window = self.view.window
+        return tokens / window if window > 0 else 0.0
+
+    def _summarise(self) -> None:
+        fraction = self._fraction(self.view.used)
+        head = f"{format_tokens(self.view.used)} / {format_tokens(self.view.window)} "
+        self.summary = Content.assemble(
+            head,
+            gauge(fraction, 10, self.levels),
+            (f" {fraction * 100:.0f}%", LEVEL_STYLE[self.levels.level(fraction)]),
+        )
+        self.brief = f"{fraction * 100:.0f}%"
+
+    def _row(self, label: str, tokens: int, mark: Content | str, style: str = "") -> Content:
+        share = self._fraction(tokens)
+        return Content.assemble(
+            (f"{label:<14}", style or "bold"),
+            (f"{format_tokens(tokens):>6} ", ""),
+            (f"{share * 100:5.1f}% ", "dim"),
+            (bar(share, ROW_BAR), "$primary"),
+            " ",
+            mark,
+        )
+
+    def render_table(self) -> Content:
+        view = self.view
+        cached = Content.styled("■ cached", "$success")
+        ephemeral = Content.styled("□ per call", "dim")
+        lines: list[Content] = []
+        if view.preview:
+            lines.append(Content.styled("preview: the prompt your first message will get", "dim italic"))
+        for layer in view.layers:
+            label = LAYER_LABEL.get(layer.name, layer.name)
+            mark = cached if layer.cached else ephemeral
+            if layer.name in ("memory", "user") and layer.cached:
+                mark = Content.assemble(mark, ("  frozen", "dim"))
+            if layer.note:
+                mark = Content.assemble(mark, (f"  {layer.note}", "$warning"))
+            lines.append(self._row(label, layer.tokens, mark))
+        lines.append(
+            self._row("conversation", view.conversation, Content.styled(f"{view.messages} messages", "dim"))
+        )
+        lines.append(self._row("tool schemas", view.tools, cached))
+        lines.append(Content.styled("─" * 40, "dim"))
+        used = view.used
+        fraction = self._fraction(used)
+        level = self.levels.level(fraction)
+        lines.append(
+            Content.assemble(
+                ("total".ljust(14), "bold"),
+                (f"{format_tokens(used):>6} ", LEVEL_STYLE[level]),
+                f"of {format_tokens(view.window)}  ",
+                gauge(fraction, ROW_BAR, self.levels),
+                (f" {fraction * 100:.0f}%", LEVEL_STYLE[level]),
+            )
+        )
+        lines.append(
+            Content.assemble(
+                ("cached prefix".ljust(14), "bold"),
+                (f"{format_tokens(view.cached_prefix):>6} ", "$success"),
+                ("stable across calls (tools + ■ layers)", "dim"),
+            )
+        )
+        if view.threshold > 0:
+            left = view.threshold - used
+            to_go = f"{format_tokens(left)} to go" if left > 0 else "due at the next call"
+            lines.append(
+                Content.assemble(
+                    ("compress at".ljust(14), "bold"),
+                    (f"{format_tokens(view.threshold):>6} ", "$accent"),
+                    (f"({self._fraction(view.threshold) * 100:.0f}%) ── {to_go} ──▶", "dim"),
+                )
+            )
+        else:
+            lines.append(Content.styled("compression is off (compression.enabled)", "dim"))
+        lines.append(Content(""))
+        lines.append(self._usage_line())
+        lines.append(self._totals_line())
+        return Content("\n").join(lines)
+
+    def _usage_line(self) -> Content:
+        last = self.totals.last
+        if last is None:
+            return Content.styled("last call: none yet", "dim")
+        share = last.cached_tokens / last.prompt_tokens if last.prompt_tokens else 0.0
+        parts: list[Content | str | tuple[str, str]] = [
+            ("last call ", "bold"),
+            f"{format_tokens(last.prompt_tokens)} in · ",
+            (f"{format_tokens(last.cached_tokens)} cached ({share * 100:.0f}%)", "$success"),
+            f" · {format_tokens(last.completion_tokens)} out",
+        ]
+        if last.cost_usd:
+            parts.append(f" · ${last.cost_usd:.3f}")
+        return Content.assemble(*parts)
+
+    def _totals_line(self) -> Content:
+        totals = self.totals
+        if not totals.calls:
+            return Content.styled("session: no calls yet", "dim")
+        cost = f" · ${totals.cost_usd:.2f}" if totals.cost_usd else " · cost not reported"
+        return Content.assemble(
+            ("session ", "bold"),
+            f"{totals.calls} call{'s' if totals.calls != 1 else ''} · ",
+            f"{format_tokens(totals.prompt_tokens)} in · ",
+            (f"{format_tokens(totals.cached_tokens)} cached", "$success"),
+            f" · {format_tokens(totals.completion_tokens)} out{cost}",
+        )
+
+    def _draw(self) -> None:
+        if not self.is_mounted:
+            return
+        self.query_one("#budget-table", Static).update(self.render_table())
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._draw()

@@ -1,45 +1,316 @@
-"""The memory pane: what the agent wrote to MEMORY.md and USER.md this session.
+"""The memory pane: MEMORY.md and USER.md with their usage, frozen-vs-disk diff, and the write journal.
 
-For now it lists the memory writes the engine reports; the usage bars, the frozen-vs-disk diff and
-the journal with undo fill in when the memory store lands.
+Each file shows its usage against its limit, then its entries as a diff between the frozen
+snapshot (what the model sees in this session) and the file on disk (what the next session will
+see): `+` only on disk, `-` only in the snapshot. The journal lists every write, newest first, with
+who made it; `u` undoes the highlighted one and enter shows its diff. The pane only shows data: the
+app reads the files and the journal in a worker (`reload_from_disk()` asks it to) and does undo.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from typing import ClassVar
 
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+from textual.widgets.option_list import Option
 
-from widgets.pane import LogPane
+from widgets.gauge import LEVEL_STYLE, GaugeLevels, gauge
+from widgets.pane import Pane, PaneLog
 
-if TYPE_CHECKING:
-    from engine import events
+WHO_STYLE = {
+    "agent": "$accent",
+    "review": "$secondary",
+    "user": "$primary",
+    "external": "$warning",
+    "undo": "$text-muted",
+}
+ACTION_MARK = {"add": "+", "replace": "~", "remove": "-", "undo": "↶", "batch": "±", "edit": "✎"}
 
-WHO_STYLE = {"agent": "$accent", "review": "$secondary", "user": "$primary", "external": "$warning"}
-ACTION_MARK = {"add": "+", "replace": "~", "remove": "-", "undo": "↶", "batch": "±"}
+
+@dataclass(frozen=True)
+class MemoryFile:
+    """One memory file as the pane shows it: the entries on disk and the ones frozen for the model."""
+
+    target: str  # memory | user
+    filename: str
+    limit: int
+    disk: tuple[str, ...]
+    disk_chars: int
+    frozen: tuple[str, ...] | None = None  # None: no session yet, so the model will see the disk
+    frozen_chars: int = 0
+    problem: str = ""  # the file cannot be read, or does not round-trip
+
+    @property
+    def in_sync(self) -> bool:
+        return self.frozen is None or tuple(self.frozen) == tuple(self.disk)
 
 
-class MemoryPane(LogPane):
+@dataclass(frozen=True)
+class JournalRow:
+    """One journaled write: who made it, when, what it did."""
+
+    entry_id: str
+    at: float
+    who: str
+    action: str
+    target: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class MemoryView:
+    """Everything the pane shows, read in one go."""
+
+    files: tuple[MemoryFile, ...] = ()
+    journal: tuple[JournalRow, ...] = ()  # newest first
+    session_started: bool = False
+    problem: str = ""
+
+
+def entry_diff(frozen: Sequence[str], disk: Sequence[str]) -> list[tuple[str, str]]:
+    """(mark, entry) lines: " " in both, "+" only on disk (next session), "-" only in the snapshot."""
+    lines: list[tuple[str, str]] = []
+    matcher = SequenceMatcher(a=list(frozen), b=list(disk), autojunk=False)
+    for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+        if tag == "equal":
+            lines += [(" ", entry) for entry in disk[b0:b1]]
+            continue
+        lines += [("-", entry) for entry in frozen[a0:a1]]
+        lines += [("+", entry) for entry in disk[b0:b1]]
+    return lines
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def clock_time(at: float) -> str:
+    """14:02 today, "Jan 03 14:02" on another day (local time)."""
+    stamp = time.localtime(at)
+    if time.strftime("%Y%m%d", stamp) == time.strftime("%Y%m%d"):
+        return time.strftime("%H:%M", stamp)
+    return time.strftime("%b %d %H:%M", stamp)
+
+
+class MemoryFiles(VerticalScroll):
+    """The two files with their bars and diffs; scrolls when they are long."""
+
+    DEFAULT_CSS = """
+    MemoryFiles {
+        height: auto;
+        max-height: 70%;
+        background: $surface;
+        scrollbar-size-vertical: 1;
+    }
+    MemoryFiles > .memory-line {
+        width: 1fr;
+        height: 1;
+        padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    MemoryFiles > .-head { text-style: bold; }
+    MemoryFiles > .-added { color: $success; }
+    MemoryFiles > .-removed { color: $error; text-style: strike; }
+    MemoryFiles > .-same { color: $text-muted; }
+    MemoryFiles > .-note { color: $text-muted; text-style: italic; }
+    """
+
+    can_focus = True
+
+
+class MemoryPane(Pane):
+    """F2: the two memory files and the write journal, live."""
+
     pane_key = "F2"
     pane_title = "Memory"
-    intro = "Usage bars, frozen ≠ disk diff and the journal come with the memory store. Writes:"
 
-    def __init__(self, id: str | None = None) -> None:
+    DEFAULT_CSS = """
+    MemoryPane > #memory-journal-title {
+        height: 1;
+        padding: 0 1;
+        background: $panel;
+        color: $text-muted;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("u", "undo_entry", "undo", id="memory_undo", tooltip="Undo the highlighted memory write"),
+    ]
+
+    class ReloadRequested(Message):
+        """The pane wants the files, the snapshot and the journal read again."""
+
+    class UndoRequested(Message):
+        """The user asked to undo one journaled write (`u` on the journal)."""
+
+        def __init__(self, entry_id: str, summary: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+            self.summary = summary
+
+    class DiffRequested(Message):
+        """Enter on a journal entry: show what that write changed."""
+
+        def __init__(self, entry_id: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+
+    def __init__(self, levels: GaugeLevels | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.levels = levels or GaugeLevels()
+        self.view = MemoryView()
         self.writes = 0
-        self.summary = "no writes yet"
-        self.brief = "0"
+        self.summary = "reading…"
+        self.brief = "…"
 
-    def memory_written(self, event: events.MemoryWritten) -> None:
-        self.writes += 1
-        self.summary = f"{self.writes} write{'s' if self.writes != 1 else ''} this session"
-        self.brief = str(self.writes)
-        mark = ACTION_MARK.get(event.action, "·")
-        self.add_entry(
-            Content.assemble(
-                (f"{mark} ", "bold"),
-                (f"{event.target.upper():<6}", "bold"),
-                (f"{event.who:<8}", WHO_STYLE.get(event.who, "")),
-                event.message,
-            )
+    def compose_body(self) -> ComposeResult:
+        yield MemoryFiles(id="memory-files", classes="pane-body")
+        yield Static(
+            "Journal · u undoes · enter shows the diff", id="memory-journal-title", classes="pane-body"
         )
+        yield PaneLog(max_entries=10_000, id="memory-journal", classes="pane-body")
+
+    @property
+    def journal(self) -> PaneLog:
+        return self.query_one("#memory-journal", PaneLog)
+
+    def focus_target(self) -> Widget:
+        return self if self.collapsed else self.query_one(MemoryFiles)
+
+    # What the app calls.
+
+    def reload_from_disk(self) -> None:
+        """Re-read MEMORY.md, USER.md, the snapshot and the journal (the file watcher calls this)."""
+        self.post_message(self.ReloadRequested())
+
+    def show(self, view: MemoryView) -> None:
+        """Draw a fresh reading; the journal keeps its highlighted entry when it is still there."""
+        self.view = view
+        self._summarise()
+        self._draw_files()
+        self._draw_journal()
+
+    def memory_written(self, count: int = 1) -> None:
+        """A write happened (the reading that follows redraws the pane)."""
+        self.writes += count
+
+    # Drawing.
+
+    def _summarise(self) -> None:
+        view = self.view
+        if view.problem and not view.files:
+            self.summary = Content.styled(view.problem, "$warning")
+            self.brief = "!"
+            return
+        parts: list[Content | str] = []
+        worst = 0.0
+        for file in view.files:
+            share = file.disk_chars / file.limit if file.limit else 0.0
+            worst = max(worst, share)
+            level = self.levels.level(share)
+            parts.append(
+                Content.assemble(f"{file.target.upper()} ", (f"{share * 100:.0f}%", LEVEL_STYLE[level]))
+            )
+            parts.append("  ")
+        if any(not f.in_sync for f in view.files):
+            parts.append(Content.styled("frozen ≠ disk", "bold $warning"))
+        elif view.files:
+            parts.append(Content.styled("in sync", "dim"))
+        self.summary = Content.assemble(*parts)
+        self.brief = f"{worst * 100:.0f}%"
+
+    def _draw_files(self) -> None:
+        box = self.query_one(MemoryFiles)
+        lines: list[Static] = []
+        for file in self.view.files:
+            lines.append(self._file_head(file))
+            if file.problem:
+                lines.append(Static(Content.styled(file.problem, "$warning"), classes="memory-line -note"))
+            frozen = file.frozen if file.frozen is not None else file.disk
+            diff = entry_diff(frozen, file.disk)
+            if not diff:
+                lines.append(Static("(empty)", classes="memory-line -note"))
+            for mark, entry in diff:
+                style = {"+": "-added", "-": "-removed", " ": "-same"}[mark]
+                lines.append(Static(Content(f"{mark} {one_line(entry)}"), classes=f"memory-line {style}"))
+        if not self.view.session_started and self.view.files:
+            lines.append(
+                Static(
+                    "No session yet: the model will see these files as they are at your first message.",
+                    classes="memory-line -note",
+                )
+            )
+        with self.app.batch_update():
+            box.remove_children()
+            box.mount_all(lines)
+
+    def _file_head(self, file: MemoryFile) -> Static:
+        share = file.disk_chars / file.limit if file.limit else 0.0
+        level = self.levels.level(share)
+        state = (
+            Content.styled("frozen ≠ disk", "bold $warning")
+            if not file.in_sync
+            else Content.styled("in sync", "dim $success")
+        )
+        head = Content.assemble(
+            (f"{file.filename:<9} ", "bold"),
+            (f"{file.disk_chars:,}/{file.limit:,} ", LEVEL_STYLE[level]),
+            gauge(share, 12, self.levels),
+            "  ",
+            state,
+        )
+        return Static(head, classes="memory-line -head")
+
+    def _draw_journal(self) -> None:
+        log = self.journal
+        highlighted = log.highlighted
+        kept = log.get_option_at_index(highlighted).id if highlighted is not None else None
+        log.clear_options()
+        log.add_options(self._journal_option(row) for row in self.view.journal)
+        if kept is not None:
+            try:
+                log.highlighted = log.get_option_index(kept)
+            except Exception:
+                log.highlighted = 0 if log.option_count else None
+
+    def _journal_option(self, row: JournalRow) -> Option:
+        mark = ACTION_MARK.get(row.action, "·")
+        prompt = Content.assemble(
+            (f"{clock_time(row.at):>5} ", "dim"),
+            (f"{row.who:<8}", WHO_STYLE.get(row.who, "")),
+            (f"{mark} {row.target:<6} ", "bold"),
+            one_line(row.summary) or row.action,
+        )
+        return Option(prompt, id=row.entry_id)
+
+    # Keys.
+
+    def _highlighted_row(self) -> JournalRow | None:
+        log = self.journal
+        if log.highlighted is None:
+            return None
+        option_id = log.get_option_at_index(log.highlighted).id
+        return next((r for r in self.view.journal if r.entry_id == option_id), None)
+
+    def action_undo_entry(self) -> None:
+        row = self._highlighted_row()
+        if row is None:
+            self.notify("Highlight a journal entry first (tab to the journal, then up / down).")
+            return
+        self.post_message(self.UndoRequested(row.entry_id, row.summary))
+
+    def on_option_list_option_selected(self, event: PaneLog.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.post_message(self.DiffRequested(event.option.id))

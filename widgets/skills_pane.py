@@ -1,61 +1,297 @@
-"""The skills pane: skills loaded and changed this session.
+"""The skills pane: the index with each skill's tier this session, its token cost and guard verdict.
 
-For now it lists what the engine reports (a skill loaded whole or one of its files opened, a skill
-created or patched); the index with each skill's tier, token cost and guard verdict fills in when the
-skills store lands.
+○ indexed (Tier 1: a line in the system prompt), ● loaded (Tier 2: its SKILL.md was read), ◐ files
+opened (Tier 3). A skill the agent created or patched this session carries ✚ / ✎; a guard verdict
+other than safe shows as ⚠ caution or ✗ dangerous, and parse warnings as !. The lines above the list
+say how full the Tier 1 budget is and what it cut. Enter opens the highlighted skill (read-only).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from textual.app import ComposeResult
 from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+from textual.widgets.option_list import Option
 
 from widgets.gauge import format_tokens
-from widgets.pane import LogPane
+from widgets.pane import Pane, PaneLog
 
 if TYPE_CHECKING:
     from engine import events
 
-CHANGE_MARK = {"create": "✚ created", "patch": "✎ patched", "edit": "✎ edited", "delete": "✗ deleted"}
+TIER_MARK = {0: ("·", "dim"), 1: ("○", "dim"), 2: ("●", "$primary"), 3: ("◐", "$accent")}
+TIER_WORD = {0: "not indexed", 1: "indexed", 2: "loaded", 3: "files"}
+CHANGE_MARK = {
+    "create": ("✚ created", "bold $success"),
+    "patch": ("✎ patched", "bold $accent"),
+    "edit": ("✎ edited", "bold $accent"),
+    "write_file": ("✎ file added", "$accent"),
+    "remove_file": ("✎ file removed", "$accent"),
+    "delete": ("✗ deleted", "bold $error"),
+    "restore": ("↶ restored", "$accent"),
+}
+VERDICT_MARK = {"caution": ("⚠ caution", "$warning"), "dangerous": ("✗ dangerous", "bold $error")}
+SHOWN_NOTE = {
+    "cut": "desc cut",
+    "name": "name only",
+    "hidden": "folded",
+    "excluded": "excluded",
+    "new": "new: next session",
+    "deleted": "deleted",
+}
 
 
-class SkillsPane(LogPane):
+@dataclass(frozen=True)
+class SkillRow:
+    """One skill this session: where it stands (tier), what it costs, what the guard thinks of it."""
+
+    name: str
+    category: str = ""
+    description: str = ""
+    tier: int = 1  # 0 not in the index, 1 indexed, 2 loaded, 3 files opened
+    shown: str = "full"  # how the index shows it: full | cut | name | hidden | excluded
+    index_tokens: int = 0
+    loaded_tokens: int = 0
+    files: tuple[tuple[str, int], ...] = ()
+    warnings: tuple[str, ...] = ()
+    path: str = ""
+    read_only: bool = False
+    verdict: str = ""  # "" not scanned yet, safe, caution, dangerous
+    findings: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return self.index_tokens + self.loaded_tokens + sum(t for _f, t in self.files)
+
+
+@dataclass(frozen=True)
+class SkillsView:
+    rows: tuple[SkillRow, ...] = ()
+    index_tokens: int = 0
+    budget: int = 0
+    summary: str = ""
+    cut: tuple[str, ...] = ()  # skills whose index line lost something to the budget
+    excluded: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()  # skipped files, shadowed names
+    session_started: bool = False
+
+
+class SkillsPane(Pane):
+    """F4: the skills this session knows, loads and changes."""
+
     pane_key = "F4"
     pane_title = "Skills"
-    intro = "Tiers, token costs and guard verdicts per skill come with the skills store. Loaded:"
+
+    DEFAULT_CSS = """
+    SkillsPane > #skills-intro {
+        height: auto;
+        max-height: 5;
+        padding: 0 1;
+        color: $text-muted;
+        background: $surface;
+    }
+    """
+
+    class ReloadRequested(Message):
+        """The pane wants the index, the tiers and the verdicts read again."""
+
+    class OpenRequested(Message):
+        """Enter on a skill: show it."""
+
+        def __init__(self, name: str, path: str) -> None:
+            super().__init__()
+            self.name = name
+            self.path = path
 
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.loaded: set[str] = set()
-        self.changed: set[str] = set()
+        self.view = SkillsView()
+        self.changed: dict[str, str] = {}
+        self.verdicts: dict[str, tuple[str, int]] = {}
+        self.loads: dict[str, tuple[int, dict[str, int]]] = {}  # this session's loads, from the events
         self._summarise()
 
-    def _summarise(self) -> None:
-        self.summary = f"{len(self.loaded)} loaded · {len(self.changed)} changed"
-        self.brief = f"{len(self.loaded)}"
+    def compose_body(self) -> ComposeResult:
+        yield Static(id="skills-intro", classes="pane-body")
+        yield PaneLog(max_entries=100_000, id="skills-list", classes="pane-body")
 
-    def skill_loaded(self, event: events.SkillLoaded) -> None:
-        self.loaded.add(event.name)
+    @property
+    def entries(self) -> PaneLog:
+        return self.query_one("#skills-list", PaneLog)
+
+    def focus_target(self) -> Widget:
+        return self if self.collapsed else self.entries
+
+    # What the app calls.
+
+    def reload_from_disk(self) -> None:
+        """Re-read the skills folder, the index and the session's tiers (the file watcher calls this)."""
+        self.post_message(self.ReloadRequested())
+
+    def show(self, view: SkillsView) -> None:
+        self.view = self._with_loads(view)
         self._summarise()
-        where = f"file: {event.file_path}" if event.file_path else "loaded"
-        self.add_entry(
-            Content.assemble(
-                ("◐ " if event.file_path else "● ", "$primary"),
-                (event.name, "bold"),
-                f"  {where}  ",
-                (format_tokens(event.tokens), "dim"),
-            )
-        )
+        self._draw()
+
+    def _with_loads(self, view: SkillsView) -> SkillsView:
+        """A reading never shows a skill at a lower tier than the session's events already did."""
+        if not self.loads:
+            return view
+        rows = {row.name: row for row in view.rows}
+        for name, (loaded, files) in self.loads.items():
+            row = rows.get(name) or SkillRow(name, tier=0, shown="")
+            tier = 3 if files else 2
+            if row.tier < tier or (tier == 3 and not row.files):
+                merged_files = dict(row.files)
+                merged_files.update(files)
+                rows[name] = replace(
+                    row,
+                    tier=max(row.tier, tier),
+                    loaded_tokens=max(row.loaded_tokens, loaded),
+                    files=tuple(merged_files.items()),
+                )
+        return replace(view, rows=tuple(rows.values()))
+
+    def set_verdicts(self, verdicts: dict[str, tuple[str, int]]) -> None:
+        self.verdicts.update(verdicts)
+        self._draw()
 
     def skill_changed(self, event: events.SkillChanged) -> None:
-        self.changed.add(event.name)
+        self.changed[event.name] = event.action
         self._summarise()
-        self.add_entry(
-            Content.assemble(
-                (CHANGE_MARK.get(event.action, event.action) + " ", "bold $accent"),
-                (event.name, "bold"),
-                f"  by {event.who}  ",
-                (event.message, "dim"),
+        self._draw()
+
+    def skill_loaded(self, event: events.SkillLoaded) -> None:
+        """Mark the tier at once; the reading that follows brings the exact costs."""
+        loaded, files = self.loads.get(event.name, (0, {}))
+        if event.file_path:
+            files = {**files, event.file_path: files.get(event.file_path, 0) + event.tokens}
+        else:
+            loaded += event.tokens
+        self.loads[event.name] = (loaded, files)
+        self.view = self._with_loads(self.view)
+        self._summarise()
+        self._draw()
+
+    def reset_session(self) -> None:
+        self.changed.clear()
+        self.loads.clear()
+        self._summarise()
+        self._draw()
+
+    # Drawing.
+
+    def _counts(self) -> tuple[int, int, int]:
+        rows = self.view.rows
+        indexed = sum(1 for r in rows if r.tier >= 1)
+        loaded = sum(1 for r in rows if r.tier >= 2)
+        files = sum(len(r.files) for r in rows)
+        return indexed, loaded, files
+
+    def _summarise(self) -> None:
+        indexed, loaded, files = self._counts()
+        parts = [f"{indexed} indexed · {loaded} loaded · {files} file{'s' if files != 1 else ''}"]
+        if self.changed:
+            parts.append(f" · {len(self.changed)} changed")
+        self.summary = Content.assemble(*parts)
+        self.brief = f"{loaded}/{indexed}"
+
+    def _intro(self) -> Content:
+        view = self.view
+        lines: list[Content] = []
+        if view.budget:
+            share = view.index_tokens / view.budget if view.budget else 0.0
+            lines.append(
+                Content.assemble(
+                    ("Tier 1 ", "bold"),
+                    f"{format_tokens(view.index_tokens)} / {format_tokens(view.budget)} tokens ",
+                    f"({share * 100:.0f}%)",
+                    ("  ○ indexed ● loaded ◐ files · enter opens", "dim"),
+                )
             )
-        )
+        if view.cut:
+            names = ", ".join(view.cut[:6]) + (f" +{len(view.cut) - 6}" if len(view.cut) > 6 else "")
+            lines.append(Content.assemble(("budget cut ", "$warning"), f"{len(view.cut)}: {names}"))
+        if view.excluded:
+            lines.append(
+                Content.styled(f"excluded (disabled or other platform): {len(view.excluded)}", "dim")
+            )
+        if view.problems:
+            lines.append(
+                Content.assemble(
+                    ("! ", "$warning"),
+                    view.problems[0],
+                    (f"  (+{len(view.problems) - 1})" if len(view.problems) > 1 else "", "dim"),
+                )
+            )
+        if not view.rows:
+            lines.append(
+                Content.styled("No skills yet: the agent saves one after a hard task.", "dim italic")
+            )
+        return Content("\n").join(lines)
+
+    def _option(self, row: SkillRow) -> Option:
+        mark, style = TIER_MARK.get(row.tier, ("·", "dim"))
+        name = f"{row.category}/{row.name}" if row.category else row.name
+        parts: list[Content | str | tuple[str, str]] = [
+            (f"{mark} ", style),
+            (name, "bold" if row.tier > 1 else ""),
+        ]
+        where = TIER_WORD.get(row.tier, "")
+        if row.tier == 3 and row.files:
+            where = "file: " + ", ".join(f for f, _t in row.files[:2]) + ("…" if len(row.files) > 2 else "")
+        parts += ["  ", (where, style), "  ", (format_tokens(row.tokens), "dim")]
+        note = SHOWN_NOTE.get(row.shown)
+        if note:
+            parts += ["  ", (note, "$warning" if row.shown in ("cut", "hidden") else "dim")]
+        change = self.changed.get(row.name)
+        if change:
+            text, change_style = CHANGE_MARK.get(change, (change, "bold"))
+            parts += ["  ", (text, change_style)]
+        verdict, findings = self.verdicts.get(row.name, (row.verdict, row.findings))
+        if verdict in VERDICT_MARK:
+            text, verdict_style = VERDICT_MARK[verdict]
+            parts += ["  ", (f"{text} ({findings})", verdict_style)]
+        if row.warnings:
+            parts += [
+                "  ",
+                (f"! {len(row.warnings)} warning{'s' if len(row.warnings) != 1 else ''}", "$warning"),
+            ]
+        return Option(Content.assemble(*parts), id=row.name)
+
+    def ordered_rows(self) -> list[SkillRow]:
+        """Changed skills first, then deepest tier, then by category and name."""
+        return sorted(self.view.rows, key=lambda r: (r.name not in self.changed, -r.tier, r.category, r.name))
+
+    def _draw(self) -> None:
+        if not self.is_mounted:
+            return
+        self.query_one("#skills-intro", Static).update(self._intro())
+        log = self.entries
+        highlighted = log.highlighted
+        kept = log.get_option_at_index(highlighted).id if highlighted is not None else None
+        log.clear_options()
+        log.add_options(self._option(row) for row in self.ordered_rows())
+        if kept is not None:
+            try:
+                log.highlighted = log.get_option_index(kept)
+            except Exception:
+                log.highlighted = 0 if log.option_count else None
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._draw()
+
+    def row(self, name: str) -> SkillRow | None:
+        return next((r for r in self.view.rows if r.name == name), None)
+
+    def on_option_list_option_selected(self, event: PaneLog.OptionSelected) -> None:
+        event.stop()
+        row = self.row(event.option.id or "")
+        if row is not None:
+            self.post_message(self.OpenRequested(row.name, row.path))

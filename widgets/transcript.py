@@ -26,14 +26,18 @@ from textual.widgets import Static
 from widgets.pane import Pane
 from widgets.transcript_blocks import (
     ApprovalBlock,
+    CompactionBlock,
     FrozenReply,
+    GapMarker,
     NoticeBlock,
     PrunedMarker,
     ReasoningBlock,
+    Ref,
     ToolBlock,
     UserBlock,
     reply_strips,
 )
+from widgets.transcript_history import HistoryLoaded, HistoryWindow
 
 if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownStream
@@ -42,8 +46,12 @@ if TYPE_CHECKING:
     from widgets.live_reply import LiveReply
 
 
-class Transcript(VerticalScroll):
-    """The scrolling conversation; follows new output unless the user has scrolled up."""
+class Transcript(HistoryWindow, VerticalScroll):
+    """The scrolling conversation; follows new output unless the user has scrolled up.
+
+    Old turns leave the DOM past the line budget and come back from state.db when the reader
+    scrolls up to them (see `HistoryWindow`).
+    """
 
     DEFAULT_CSS = """
     Transcript {
@@ -120,17 +128,57 @@ class Transcript(VerticalScroll):
         self.cursor: Widget | None = None
         self.pending_below = False
         self.pruned: PrunedMarker | None = None
+        self.gap: GapMarker | None = None
         self._prune_pending = False
+        self.history_session = ""
+        self.turn_active = False
+        self._turn_user: UserBlock | None = None
+        self._history_request = 0
+        self._history_pending = ""
 
     def on_mount(self) -> None:
         self.anchor()
 
     # What the screen's handlers call.
 
-    async def add_user_message(self, text: str) -> None:
+    async def add_user_message(self, text: str) -> UserBlock:
         await self._finish_segment()
         self._turn_text = []
-        await self._add(UserBlock(text))
+        block = UserBlock(text)
+        self._turn_user = block
+        self.turn_active = True
+        await self._add(block)
+        return block
+
+    @property
+    def turn_user(self) -> UserBlock | None:
+        """The user block of the turn running (or last run), until it is tagged with its stored id."""
+        return self._turn_user
+
+    def tag_user(self, block: UserBlock, ref: Ref) -> None:
+        """The turn was recorded: its user block now knows its message in state.db."""
+        block.ref = block.ref_end = ref
+        if block is self._turn_user:
+            self._turn_user = None
+
+    async def clear(self) -> None:
+        """Start over (a new or resumed conversation): every block leaves, the live reply is dropped."""
+        if self._stream is not None:
+            await self._stream.stop()
+        self._live = self._stream = None
+        self._reasoning = None
+        self._tools.clear()
+        self._turn_text = []
+        self._turn_user = None
+        self.turn_active = False
+        self.cursor = None
+        self.pruned = None
+        self.gap = None
+        self._history_request += 1
+        self._history_pending = ""
+        self.pending_below = False
+        await self.remove_children()
+        self.anchor()
 
     async def add_notice(self, text: str, level: str = "info", icon: str = "·") -> None:
         await self._add(NoticeBlock(text, level, icon))
@@ -225,6 +273,7 @@ class Transcript(VerticalScroll):
             if block.finished is None:
                 block.set_class(True, "-failed")
         self._tools.clear()
+        self.turn_active = False
         text = (event.text if event is not None and event.text else "") or "".join(self._turn_text)
         if text.strip():
             self.last_reply = text
@@ -306,38 +355,62 @@ class Transcript(VerticalScroll):
         if self.pending_below and new_value >= self.max_scroll_y:
             self.pending_below = False
             self.post_message(self.NewOutputBelow(self, False))
+        if (self.pruned is not None and new_value <= 1) or self.gap is not None:
+            self.check_edges()
+
+    @on(HistoryLoaded)
+    async def _history_loaded(self, message: HistoryLoaded) -> None:
+        message.stop()
+        await self.load_history(message.page)
 
     def blocks(self) -> list[Widget]:
         return [child for child in self.children if hasattr(child, "copy_text")]
 
     async def prune(self) -> int:
-        """Unmount the oldest blocks once the transcript is taller than its line budget."""
+        """Unmount the oldest blocks once the transcript is taller than its line budget.
+
+        Whole turns go when the turn boundaries are known (their user messages are stored), so the
+        marker can load them back; otherwise (a turn never recorded) blocks go one by one and the
+        marker only counts them.
+        """
         height = sum(child.outer_size.height for child in self.children)
         if height <= self.prune_keep_lines + self.prune_excess_lines:
             return 0
         excess = height - self.prune_keep_lines
+        cut = self.turn_cut(excess)
+        movable = [c for c in self.children if c is not self.pruned]
+        if cut is not None:
+            doomed = movable[:cut]
+            anchor = getattr(movable[cut], "ref", None)
+        else:
+            doomed = self._doomed_one_by_one(excess)
+            anchor = None
+        if not doomed:
+            return 0
+        if self.cursor in doomed:
+            self.cursor = None
+        marker = self._top_marker()
+        if not marker.is_attached:
+            await self.mount(marker, before=0)
+        marker.add(len(doomed))
+        marker.set_anchor(anchor, anchor is not None)
+        await self.remove_children(doomed)
+        return len(doomed)
+
+    def _doomed_one_by_one(self, excess: int) -> list[Widget]:
         doomed: list[Widget] = []
         for child in self.children:
             if excess <= 0:
                 break
             if child is self.pruned or child is self._live or child is self._reasoning:
                 continue
-            if isinstance(child, ApprovalBlock) and child.decision is None:
-                break  # never remove a question the turn is waiting on
+            if isinstance(child, (ApprovalBlock, GapMarker)) and getattr(child, "decision", None) is None:
+                break  # never remove a question the turn is waiting on, nor the gap
             if isinstance(child, ToolBlock) and child.finished is None:
                 break
             doomed.append(child)
             excess -= child.outer_size.height
-        if not doomed:
-            return 0
-        if self.cursor in doomed:
-            self.cursor = None
-        if self.pruned is None:
-            self.pruned = PrunedMarker()
-            await self.mount(self.pruned, before=0)
-        self.pruned.add(len(doomed))
-        await self.remove_children(doomed)
-        return len(doomed)
+        return doomed
 
     # Actions.
 
@@ -350,7 +423,7 @@ class Transcript(VerticalScroll):
             self.scroll_to_widget(widget, animate=False)
 
     def action_cursor_block(self, step: int) -> None:
-        blocks = [b for b in self.blocks() if not isinstance(b, PrunedMarker)]
+        blocks = [b for b in self.blocks() if not isinstance(b, (PrunedMarker, GapMarker))]
         if not blocks:
             return
         if self.cursor not in blocks:
@@ -361,7 +434,7 @@ class Transcript(VerticalScroll):
 
     def action_toggle_block(self) -> None:
         cursor = self.cursor
-        if isinstance(cursor, (ToolBlock, ReasoningBlock)):
+        if isinstance(cursor, (ToolBlock, ReasoningBlock, CompactionBlock)):
             cursor.toggle()
         elif isinstance(cursor, ApprovalBlock) and cursor.decision is None:
             cursor.query_one("#approve-once").focus()
@@ -376,8 +449,10 @@ class Transcript(VerticalScroll):
         else:
             self.post_message(self.CopyRequested(self.last_reply, "the last reply"))
 
-    def action_follow(self) -> None:
+    async def action_follow(self) -> None:
         self._move_cursor_to(None)
+        if self.gap is not None:
+            await self.jump_to_newest()
         self.anchor()
         if self.pending_below:
             self.pending_below = False
@@ -395,7 +470,7 @@ class NewOutputMarker(Static):
         event.stop()
         pane = self.parent
         if isinstance(pane, TranscriptPane):
-            pane.transcript.action_follow()
+            self.call_later(pane.transcript.action_follow)
 
 
 class TranscriptPane(Pane):

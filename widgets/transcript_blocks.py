@@ -45,8 +45,19 @@ def format_duration(seconds: float) -> str:
     return f"{minutes}m{rest:02d}s"
 
 
+Ref = tuple[str, int]
+"""Where a block's message lives in state.db: (session id, message id)."""
+
+
 class Block(Static):
-    """One entry of the transcript; it knows the text that `y` copies from it."""
+    """One entry of the transcript; it knows the text that `y` copies from it.
+
+    `ref` / `ref_end` name the first and last stored message the block shows (None while unknown:
+    a block of the live turn learns its user message's id when the turn is recorded).
+    """
+
+    ref: Ref | None = None
+    ref_end: Ref | None = None
 
     DEFAULT_CSS = """
     Block {
@@ -116,6 +127,9 @@ class FrozenReply(Widget):
             super().__init__()
             self.strips = strips
             self.width = width
+
+    ref: Ref | None = None
+    ref_end: Ref | None = None
 
     def __init__(self, source: str, strips: list[Strip], width: int, continued: bool = False) -> None:
         super().__init__()
@@ -308,7 +322,11 @@ class NoticeBlock(Block):
 
 
 class PrunedMarker(Block):
-    """Says how many early blocks were taken out of the screen (the session keeps them)."""
+    """The top of the window: earlier messages are in state.db and load when you scroll up to here.
+
+    `anchor` is the first stored message shown below it (earlier ones load before it); without an
+    anchor (blocks of a turn never recorded) the marker only counts what left the screen.
+    """
 
     DEFAULT_CSS = """
     PrunedMarker {
@@ -321,10 +339,116 @@ class PrunedMarker(Block):
     def __init__(self) -> None:
         super().__init__("")
         self.count = 0
+        self.anchor: Ref | None = None
+        self.more = True
+        self.loading = False
 
     def add(self, count: int) -> None:
         self.count += count
-        self.update(f"⋯ {self.count:,} earlier blocks left the screen; the session keeps every message ⋯")
+        self._say()
+
+    def set_anchor(self, anchor: Ref | None, more: bool) -> None:
+        self.anchor, self.more = anchor, more
+        self._say()
+
+    def set_loading(self, loading: bool) -> None:
+        self.loading = loading
+        self._say()
+
+    def _say(self) -> None:
+        if self.anchor is not None and self.more:
+            text = (
+                "⋯ loading earlier messages ⋯"
+                if self.loading
+                else "⋯ earlier messages: scroll up or click to load ⋯"
+            )
+        elif self.anchor is not None:
+            text = "⋯ the start of the conversation ⋯"
+        else:
+            text = f"⋯ {self.count:,} earlier blocks left the screen; the session keeps every message ⋯"
+        self.update(text)
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        transcript = self.parent
+        if transcript is not None and hasattr(transcript, "request_earlier"):
+            transcript.request_earlier()
+
+
+class GapMarker(Block):
+    """Newer messages not shown here (the window was paged up); they load as you scroll down to it.
+
+    Messages after `after` load into the gap, up to `stop` (the first block below it; None: to the
+    end of the conversation).
+    """
+
+    DEFAULT_CSS = """
+    GapMarker {
+        color: $text-muted;
+        text-style: italic;
+        content-align: center middle;
+    }
+    """
+
+    def __init__(self, after: Ref, stop: Ref | None) -> None:
+        super().__init__("")
+        self.after = after
+        self.stop = stop
+        self.loading = False
+        self._say()
+
+    def set_loading(self, loading: bool) -> None:
+        self.loading = loading
+        self._say()
+
+    def _say(self) -> None:
+        self.update(
+            "⋯ loading later messages ⋯"
+            if self.loading
+            else "⋯ later messages: scroll down or click to load · end jumps to the newest ⋯"
+        )
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        transcript = self.parent
+        if transcript is not None and hasattr(transcript, "request_later"):
+            transcript.request_later()
+
+
+class CompactionBlock(Block):
+    """The summary a compression left in the conversation, collapsed to one line unless expanded."""
+
+    DEFAULT_CSS = """
+    CompactionBlock {
+        color: $text-muted;
+        padding: 0 1 0 3;
+    }
+    """
+
+    expanded: reactive[bool] = reactive(False, layout=True)
+
+    def __init__(self, text: str) -> None:
+        super().__init__("")
+        self.text = text
+
+    def toggle(self) -> None:
+        self.expanded = not self.expanded
+
+    def render(self) -> Content:
+        words = len(self.text.split())
+        head = Content.assemble(
+            ("▾ " if self.expanded else "▸ ", "dim"),
+            ("compaction summary", "bold"),
+            (f"  {words} words", "dim"),
+        )
+        return Content.assemble(head, "\n", self.text.strip()) if self.expanded else head
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        self.toggle()
+
+    def copy_text(self) -> str:
+        return self.text
 
 
 class ApprovalBlock(Vertical):

@@ -24,7 +24,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui import messages
-from widgets.budget_pane import BudgetPane
+from tui.app_history import TurnTagged
+from widgets.budget_pane import BudgetPane, BudgetView
 from widgets.compression_pane import CompressionPane
 from widgets.gauge import GaugeLevels
 from widgets.memory_pane import MemoryPane
@@ -34,6 +35,7 @@ from widgets.prompt import PromptBox, SlashCommand
 from widgets.skills_pane import SkillsPane
 from widgets.status_bar import StatusBar, StatusState
 from widgets.transcript import Transcript, TranscriptPane
+from widgets.transcript_history import HistoryWanted
 
 PANE_IDS = ("transcript", "memory", "budget", "skills", "compression")
 
@@ -129,10 +131,17 @@ class MainScreen(Screen[None]):
     shown: reactive[str] = reactive("transcript")
     """In the folded (narrow) layout, the pane that has the transcript's place."""
 
-    def __init__(self, settings: MainScreenSettings, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        settings: MainScreenSettings,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
         super().__init__()
         self.settings = settings
         self.clock = clock
+        self.wall_clock = wall_clock
+        self._turn_session = ""
         self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.fold_below_columns, "-wide")]
 
     def compose(self) -> ComposeResult:
@@ -151,10 +160,10 @@ class MainScreen(Screen[None]):
             with Vertical(id="side"):
                 # Born with the class `watch_shown` would give them, so mounting restyles nothing.
                 for pane in (
-                    MemoryPane(id="memory"),
+                    MemoryPane(s.levels, id="memory"),
                     BudgetPane(s.context_window, s.levels, id="budget"),
                     SkillsPane(id="skills"),
-                    CompressionPane(id="compression"),
+                    CompressionPane(id="compression", clock=self.wall_clock),
                 ):
                     pane.add_class("-not-shown")
                     yield pane
@@ -307,6 +316,94 @@ class MainScreen(Screen[None]):
     def set_skill_commands(self, commands: list[SlashCommand]) -> None:
         self.prompt.set_skill_commands(commands)
 
+    # What the app's workers read: the only way pane contents change besides engine events.
+
+    @on(messages.ViewLoaded)
+    def _view_loaded(self, message: messages.ViewLoaded) -> None:
+        app = self.app
+        if not app.reading_is_current(message.pane, message.seq):  # type: ignore[attr-defined]
+            return
+        view = message.view
+        if message.pane == "memory":
+            self.memory.show(view)  # type: ignore[arg-type]
+        elif message.pane == "budget":
+            assert isinstance(view, BudgetView)
+            self.budget.show(view)
+            self.status.update_state(context_used=self.budget.used, context_window=view.window)
+        elif message.pane == "skills":
+            self.skills.show(view)  # type: ignore[arg-type]
+        elif message.pane == "verdicts":
+            self.skills.set_verdicts(view)  # type: ignore[arg-type]
+        elif message.pane == "lineage":
+            self.compression.set_lineage(tuple(view))  # type: ignore[call-overload]
+
+    @on(MemoryPane.ReloadRequested)
+    def _reload_memory(self) -> None:
+        self.app.reload_pane("memory")  # type: ignore[attr-defined]
+
+    @on(BudgetPane.ReloadRequested)
+    def _reload_budget(self) -> None:
+        self.app.reload_pane("budget")  # type: ignore[attr-defined]
+
+    @on(SkillsPane.ReloadRequested)
+    def _reload_skills(self) -> None:
+        self.app.reload_pane("skills")  # type: ignore[attr-defined]
+
+    @on(CompressionPane.ReloadRequested)
+    def _reload_lineage(self) -> None:
+        self.app.reload_pane("lineage")  # type: ignore[attr-defined]
+
+    @on(MemoryPane.UndoRequested)
+    def _undo_memory(self, message: MemoryPane.UndoRequested) -> None:
+        self.app.undo_memory_entry(message.entry_id)  # type: ignore[attr-defined]
+
+    @on(MemoryPane.DiffRequested)
+    def _memory_diff(self, message: MemoryPane.DiffRequested) -> None:
+        self.app.show_journal_diff(message.entry_id)  # type: ignore[attr-defined]
+
+    @on(SkillsPane.OpenRequested)
+    def _open_skill(self, message: SkillsPane.OpenRequested) -> None:
+        self.app.open_skill(message.name, message.path)  # type: ignore[attr-defined]
+
+    @on(HistoryWanted)
+    def _history_wanted(self, message: HistoryWanted) -> None:
+        message.stop()
+        self.app.read_history_page(message)  # type: ignore[attr-defined]
+
+    @on(TurnTagged)
+    def _turn_tagged(self, message: TurnTagged) -> None:
+        if message.block.is_attached:
+            self.transcript.tag_user(message.block, (message.session_id, message.message_id))
+
+    @on(messages.SessionOpened)
+    def _session_opened(self, message: messages.SessionOpened) -> None:
+        self._use_session(message.session_id)
+        if message.resumed:
+            self.transcript.open_history(message.session_id)
+            self.transcript.post_message(
+                messages.Notice(f"resumed session {message.session_id}", "info", "↪")
+            )
+
+    @on(messages.ConversationReset)
+    async def _conversation_reset(self, message: messages.ConversationReset) -> None:
+        await self.transcript.clear()
+        self.compression.reset()
+        self.budget.reset_usage()
+        self.skills.reset_session()
+        self.status.update_state(compressions=0, cost_usd=0.0, working=False, note="")
+        self._turn_session = ""
+        words = {"new": "New conversation", "resume": "Resuming", "model": "Switching the model"}
+        what = words.get(message.reason, message.reason)
+        target = f" {message.session_id}" if message.session_id else ""
+        await self.transcript.add_notice(f"{what}{target}…", "info", "↪")
+        self.app.refresh_panes()  # type: ignore[attr-defined]
+
+    def _use_session(self, session_id: str) -> None:
+        app = self.app
+        if session_id and session_id != app.session_id:  # type: ignore[attr-defined]
+            app.session_id = session_id  # type: ignore[attr-defined]
+            app.refresh_panes()  # type: ignore[attr-defined]
+
     # Engine events: the only code that changes the panes.
 
     @on(messages.TurnSubmitted)
@@ -321,6 +418,8 @@ class MainScreen(Screen[None]):
     @on(messages.TurnStarted)
     def _turn_started(self, message: messages.TurnStarted) -> None:
         self.status.update_state(working=True)
+        self._turn_session = message.event.session_id
+        self._use_session(message.event.session_id)
 
     @on(messages.TextDelta)
     async def _text(self, message: messages.TextDelta) -> None:
@@ -347,19 +446,27 @@ class MainScreen(Screen[None]):
     @on(messages.MemoryWritten)
     async def _memory_written(self, message: messages.MemoryWritten) -> None:
         event = message.event
-        self.memory.memory_written(event)
-        await self.transcript.add_notice(f"memory {event.action} ({event.target}): {event.message}", icon="✎")
+        self.memory.memory_written()
+        self.app.refresh_panes("memory")  # type: ignore[attr-defined]
+        who = "" if event.who == "agent" else f" by {event.who}"
+        await self.transcript.add_notice(
+            f"memory {event.action} ({event.target}){who}: {event.message}", icon="✎"
+        )
 
     @on(messages.SkillChanged)
     async def _skill_changed(self, message: messages.SkillChanged) -> None:
         event = message.event
         self.skills.skill_changed(event)
+        self.app.refresh_panes("skills")  # type: ignore[attr-defined]
+        self.app.reload_catalogs()  # type: ignore[attr-defined]
         getattr(self.app, "skill_changed_on_disk", lambda _name: None)(event.name)
-        await self.transcript.add_notice(f"skill {event.name} {event.action}: {event.message}", icon="✚")
+        who = "" if event.who == "agent" else f" by {event.who}"
+        await self.transcript.add_notice(f"skill {event.name} {event.action}{who}: {event.message}", icon="✚")
 
     @on(messages.SkillLoaded)
     def _skill_loaded(self, message: messages.SkillLoaded) -> None:
         self.skills.skill_loaded(message.event)
+        self.app.refresh_panes("skills", "budget")  # type: ignore[attr-defined]
 
     @on(messages.NudgeFired)
     async def _nudge(self, message: messages.NudgeFired) -> None:
@@ -370,10 +477,7 @@ class MainScreen(Screen[None]):
         event = message.event
         self.budget.usage(event)
         state = self.status.state
-        self.status.update_state(
-            context_used=event.prompt_tokens + event.completion_tokens,
-            cost_usd=state.cost_usd + event.cost_usd,
-        )
+        self.status.update_state(context_used=self.budget.used, cost_usd=state.cost_usd + event.cost_usd)
 
     @on(messages.Status)
     def _status(self, message: messages.Status) -> None:
@@ -389,8 +493,15 @@ class MainScreen(Screen[None]):
 
     @on(messages.TurnFinished)
     async def _turn_finished(self, message: messages.TurnFinished) -> None:
-        await self.transcript.finish_turn(message.event)
+        transcript = self.transcript
+        block = transcript.turn_user
+        await transcript.finish_turn(message.event)
         self.status.update_state(working=False)
+        app = self.app
+        app.refresh_panes("budget")  # type: ignore[attr-defined]
+        session = getattr(self, "_turn_session", "") or message.event.session_id
+        if block is not None and session:
+            app.tag_turn(block, session, block.text)  # type: ignore[attr-defined]
 
     @on(messages.TurnAborted)
     async def _turn_aborted(self, message: messages.TurnAborted) -> None:
@@ -412,7 +523,9 @@ class MainScreen(Screen[None]):
     async def _compression_finished(self, message: messages.CompressionFinished) -> None:
         event = message.event
         self.compression.compression_finished(event)
+        self.budget.history_shrank()
         self.status.update_state(compressions=self.status.state.compressions + 1, note="")
+        self.app.refresh_panes("budget", "memory", "skills", "lineage")  # type: ignore[attr-defined]
         await self.transcript.add_notice(
             f"compressed {event.tokens_before:,} → {event.tokens_after:,} tokens; "
             f"session {event.old_session_id} → {event.new_session_id}",
@@ -422,4 +535,7 @@ class MainScreen(Screen[None]):
     @on(messages.SessionChanged)
     async def _session_changed(self, message: messages.SessionChanged) -> None:
         event = message.event
-        await self.transcript.add_notice(f"session {event.session_id} ({event.reason})", icon="↪")
+        await self.transcript.add_notice(
+            f"session {event.previous_session_id} → {event.session_id} ({event.reason})", icon="↪"
+        )
+        self._use_session(event.session_id)

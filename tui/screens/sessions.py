@@ -1,82 +1,301 @@
-"""The sessions screen (ctrl+r): browse and search past sessions, open one, resume it.
+"""The sessions screen (ctrl+r): browse and search past conversations, open one, resume it, follow lineage.
 
-The list comes from the app's session catalog, which the session store fills; until it lands
-the screen says so. Search here will be the same search as the agent's `session_search`.
+Browsing lists conversations newest first (a compression chain is one conversation), a page at a
+time as you scroll. Typing searches with the agent's own `session_search`. In the list: enter opens
+the highlighted conversation read-only (at the search hit), `r` resumes it here, `l` lists its
+lineage (every session of its compression chain; enter or `r` on one of those works the same).
+The screen only asks: the app reads state.db in workers and posts the answers back.
 """
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from widgets.pane import PaneHeader
 
 if TYPE_CHECKING:
-    from tui.commands import SessionEntry
+    from tui.read_history import SessionRow
+
+SEARCH_DELAY_S = 0.25
+Choice = tuple[str, str, int | None]
 
 
-class SessionsScreen(Screen[str | None]):
-    """Past sessions; enter resumes the highlighted one (when the store is there)."""
+def marked(snippet: str) -> Content:
+    """A search snippet with its >>>marks<<< shown in bold."""
+    parts: list[Content | tuple[str, str] | str] = []
+    rest = snippet
+    while ">>>" in rest:
+        before, _, after = rest.partition(">>>")
+        hit, _, rest = after.partition("<<<")
+        parts += [before, (hit, "bold $accent")]
+    parts.append(rest)
+    return Content.assemble(*parts)
+
+
+class SessionsScreen(Screen[Choice | None]):
+    """Past conversations; enter opens one read-only, r resumes it."""
 
     CSS_PATH = "sessions.tcss"
     AUTO_FOCUS = "#session-search"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,ctrl+r", "close", "back", id="close_sessions", tooltip="Back to the workstation"),
+        Binding("r", "resume", "resume", id="session_resume", tooltip="Resume the highlighted conversation"),
+        Binding("l", "lineage", "lineage", id="session_lineage", tooltip="List the highlighted lineage"),
     ]
 
-    def __init__(self, entries: list[SessionEntry] | None = None) -> None:
+    class Listed(Message, bubble=False):
+        def __init__(self, rows: list[SessionRow], offset: int, error: str) -> None:
+            super().__init__()
+            self.rows = rows
+            self.offset = offset
+            self.error = error
+
+    class Found(Message, bubble=False):
+        def __init__(self, query: str, rows: list[SessionRow], note: str) -> None:
+            super().__init__()
+            self.query = query
+            self.rows = rows
+            self.note = note
+
+    class LineageListed(Message, bubble=False):
+        def __init__(self, session_id: str, rows: list[SessionRow]) -> None:
+            super().__init__()
+            self.session_id = session_id
+            self.rows = rows
+
+    def __init__(self, current: str = "", page_size: int = 100) -> None:
         super().__init__()
-        self.entries = list(entries or [])
+        self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+        self.current = current
+        self.page_size = page_size
+        self.rows: list[SessionRow] = []
+        self.mode = "browse"  # browse | search | lineage
+        self.search_text = ""
+        self.exhausted = False
+        self.loading = False
+        self._timer: Timer | None = None
+        self._before_lineage: tuple[str, list[SessionRow]] | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-frame"):
             yield PaneHeader(Content.assemble(("▾ ", "dim"), ("^r", "bold"), " Sessions"))
-            yield Input(placeholder='search past sessions (words, names, "phrases")', id="session-search")
-            yield OptionList(id="session-list")
+            yield Input(
+                placeholder='search every past message (words, names, "phrases")', id="session-search"
+            )
+            with Horizontal(id="sessions-body"):
+                yield OptionList(id="session-list")
+                yield Static(id="session-preview")
             yield Static(id="session-note")
 
     def on_mount(self) -> None:
-        self._show(self.entries)
+        # Typing searches at once: the list only takes focus after enter (AUTO_FOCUS alone lost the race
+        # with the list's first fill).
+        self.query_one("#session-search", Input).focus()
+        self._note("Reading state.db…")
+        self._browse()
 
-    def _show(self, entries: list[SessionEntry]) -> None:
-        options = self.query_one("#session-list", OptionList)
-        options.clear_options()
-        options.add_options(
-            Option(
-                Content.assemble(
-                    (e.when + "  ", "dim"), (e.title or "(untitled)", "bold"), "  ", (e.session_id, "dim")
-                ),
-                id=e.session_id,
-            )
-            for e in entries
-        )
-        note = self.query_one("#session-note", Static)
-        if self.entries:
-            note.update(f"{len(entries)} of {len(self.entries)} sessions · enter resumes · esc goes back")
-        else:
-            note.update(
-                "No sessions to show yet: this list fills from state.db once the session store lands. "
-                "Then you can search every message (the agent's session_search), open a session read-only, "
-                "resume it, and follow its compression lineage. esc goes back."
-            )
+    @property
+    def options(self) -> OptionList:
+        return self.query_one("#session-list", OptionList)
+
+    # Asking the app.
+
+    def _browse(self, offset: int = 0) -> None:
+        self.loading = True
+        self.app.list_sessions(self, offset, self.page_size)  # type: ignore[attr-defined]
+
+    def _search(self) -> None:
+        self.loading = True
+        self._note(f"Searching for {self.search_text!r}…")
+        self.app.search_sessions(self, self.search_text)  # type: ignore[attr-defined]
 
     @on(Input.Changed, "#session-search")
-    def _search(self, event: Input.Changed) -> None:
-        words = event.value.lower().split()
-        self._show([e for e in self.entries if all(w in f"{e.title} {e.session_id}".lower() for w in words)])
+    def _typed(self, event: Input.Changed) -> None:
+        self.search_text = event.value.strip()
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(SEARCH_DELAY_S, self._query_settled)
+
+    def _query_settled(self) -> None:
+        self._timer = None
+        if self.search_text:
+            self.mode = "search"
+            self._search()
+        else:
+            self.mode = "browse"
+            self.exhausted = False
+            self._browse()
+
+    @on(Input.Submitted, "#session-search")
+    def _to_list(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._query_settled()
+        self.options.focus()
+
+    # Answers.
+
+    @on(Listed)
+    def _listed(self, message: Listed) -> None:
+        if self.mode != "browse":
+            return
+        self.loading = False
+        if message.offset == 0:
+            self.rows = []
+        self.rows += message.rows
+        self.exhausted = len(message.rows) < self.page_size
+        self._show(keep=message.offset > 0)
+        if message.error:
+            self._note(message.error)
+        elif not self.rows:
+            self._note("No past sessions yet: they appear here as you talk with the agent. esc goes back.")
+        else:
+            more = "" if self.exhausted else " (more as you scroll)"
+            self._note(
+                f"{len(self.rows)} conversations{more} · enter opens · r resumes · l lineage · esc back"
+            )
+
+    @on(Found)
+    def _found(self, message: Found) -> None:
+        if self.mode != "search" or message.query != self.search_text:
+            return
+        self.loading = False
+        self.rows = list(message.rows)
+        self._show()
+        count = (
+            f"{len(self.rows)} conversation{'s' if len(self.rows) != 1 else ''} match {self.search_text!r}"
+        )
+        self._note(f"{count} · enter opens at the hit · r resumes · {message.note}".rstrip(" ·"))
+
+    @on(LineageListed)
+    def _lineage(self, message: LineageListed) -> None:
+        self.rows = list(message.rows)
+        self._show()
+        self._note(
+            f"Lineage of {message.session_id}: {len(self.rows)} session(s), root first · enter opens · "
+            "r resumes · esc back to the list"
+        )
+
+    # Drawing.
+
+    def _prompt(self, row: SessionRow) -> Content:
+        title = row.title or row.preview[:60] or "(untitled)"
+        parts: list[Content | tuple[str, str] | str] = [
+            (f"{row.when[:22]:<22} ", "dim"),
+            (title, "bold"),
+            (f"  {row.message_count} msgs", "dim"),
+        ]
+        if len(row.sessions) > 1:
+            parts.append((f"  ⇣{len(row.sessions) - 1}", "$accent"))
+        if row.session_id == self.current:
+            parts.append(("  ● now", "$success"))
+        if row.snippet:
+            parts += ["\n   ", marked(row.snippet[:200])]
+        return Content.assemble(*parts)
+
+    def _show(self, keep: bool = False) -> None:
+        options = self.options
+        highlighted = options.highlighted if keep else None
+        options.clear_options()
+        options.add_options(Option(self._prompt(row), id=f"{index}") for index, row in enumerate(self.rows))
+        if self.rows:
+            options.highlighted = highlighted if highlighted is not None else 0
+        self._preview()
+
+    def _note(self, text: str) -> None:
+        self.query_one("#session-note", Static).update(text)
+
+    def highlighted_row(self) -> SessionRow | None:
+        index = self.options.highlighted
+        if index is None or not 0 <= index < len(self.rows):
+            return None
+        return self.rows[index]
+
+    @on(OptionList.OptionHighlighted, "#session-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._preview()
+        if (
+            self.mode == "browse"
+            and not self.exhausted
+            and not self.loading
+            and event.option_index >= len(self.rows) - 5
+        ):
+            self._browse(len(self.rows))
+
+    def _preview(self) -> None:
+        row = self.highlighted_row()
+        preview = self.query_one("#session-preview", Static)
+        if row is None:
+            preview.update("")
+            return
+        lines: list[Content | str] = [
+            Content.styled(row.title or "(untitled)", "bold"),
+            Content.styled(row.session_id, "dim"),
+            f"{row.when} · {row.source or '?'} · {row.message_count} messages",
+        ]
+        if row.last_active:
+            lines.append(
+                Content.styled(
+                    "last active " + time.strftime("%Y-%m-%d %H:%M", time.localtime(row.last_active)), "dim"
+                )
+            )
+        if len(row.sessions) > 1:
+            lines.append(
+                Content.styled(
+                    f"{len(row.sessions)} sessions (compressed {len(row.sessions) - 1}×)", "$accent"
+                )
+            )
+        if row.preview:
+            lines += ["", Content.styled("first message", "dim"), row.preview]
+        if row.snippet:
+            lines += ["", Content.styled("best hit", "dim"), marked(row.snippet)]
+        preview.update(Content("\n").join(Content(x) if isinstance(x, str) else x for x in lines))
+
+    # Keys.
 
     @on(OptionList.OptionSelected, "#session-list")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id)
+        row = self.highlighted_row()
+        if row is not None:
+            around = row.match_message_id if row.match_session_id == row.session_id else None
+            self.dismiss(("open", row.match_session_id or row.session_id, around))
+
+    def action_resume(self) -> None:
+        row = self.highlighted_row()
+        if row is not None:
+            self.dismiss(("resume", row.session_id, None))
+
+    def action_lineage(self) -> None:
+        row = self.highlighted_row()
+        if row is None:
+            return
+        if self.mode != "lineage":
+            self._before_lineage = (self.mode, list(self.rows))
+        self.mode = "lineage"
+        self.app.lineage_rows(self, row.session_id)  # type: ignore[attr-defined]
 
     def action_close(self) -> None:
+        if self.mode == "lineage" and self._before_lineage is not None:
+            self.mode, self.rows = self._before_lineage
+            self._before_lineage = None
+            self._show()
+            self._note("Back to the list · enter opens · r resumes · l lineage · esc back")
+            return
         self.dismiss(None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Letters typed in the search box are the query, not keys.
+        return not (action in ("resume", "lineage") and isinstance(self.focused, Input))

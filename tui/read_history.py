@@ -1,0 +1,362 @@
+"""Reading stored conversations for the workstation: transcript pages, the sessions list, search, lineage.
+
+`HistoryReader` holds one read-only connection to state.db (opened when the file exists) on the
+app's event loop. Pages follow a compression chain across its sessions: paging up from the first
+message of a continuation goes on in its parent, paging down past the end of a parent goes on in
+its continuation. Replies are laid out as Markdown in a thread, at the transcript's width.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from widgets.transcript_history import HistoryItem, HistoryPage
+
+if TYPE_CHECKING:
+    from engine.config import Config
+    from engine.home import Home
+    from engine.sessions.records import MessageRecord
+    from engine.sessions.store import SessionStore
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """One conversation (a compression chain) in the sessions screen."""
+
+    session_id: str  # its tip: resuming continues here
+    root_id: str
+    title: str
+    when: str
+    last_active: float
+    source: str
+    message_count: int
+    sessions: tuple[str, ...]
+    preview: str = ""
+    snippet: str = ""  # search: the matching text, with >>>marks<<<
+    match_message_id: int | None = None
+    match_session_id: str = ""
+
+
+class HistoryReader:
+    """state.db, read-only, for the transcript's pages and the sessions screen."""
+
+    def __init__(self, home: Home, config: Config) -> None:
+        self.home = home
+        self.config = config
+        self._store: SessionStore | None = None
+        self._lock = asyncio.Lock()
+
+    async def store(self) -> SessionStore | None:
+        """The read-only store, opened on first use; None while there is no database yet."""
+        async with self._lock:
+            if self._store is None:
+                path = self.home.state_db
+                if not path.exists() or path.stat().st_size == 0:
+                    return None
+                from engine.sessions.store import SessionStore
+
+                self._store = await SessionStore.open(path, settings=self.config.sessions, read_only=True)
+            return self._store
+
+    async def close(self) -> None:
+        async with self._lock:
+            if self._store is not None:
+                await self._store.close()
+                self._store = None
+
+    # Transcript pages.
+
+    async def page(
+        self,
+        direction: str,
+        session_id: str,
+        anchor: int,
+        *,
+        limit: int,
+        width: int,
+        stop: tuple[str, int] | None = None,
+        request: int = 0,
+    ) -> HistoryPage:
+        store = await self.store()
+        if store is None:
+            return HistoryPage(direction, request=request)
+        if direction == "tail":
+            records, more_above, more_below = await self._tail(store, session_id, limit)
+        elif direction == "around":
+            records, more_above, more_below = await self._around(store, session_id, anchor, limit)
+        elif direction == "up":
+            records, more_above = await self._up(store, session_id, anchor, limit)
+            more_below = True
+        else:
+            records, more_below = await self._down(store, session_id, anchor, limit, stop)
+            more_above = True
+        items = await asyncio.to_thread(
+            history_items, records, width, int(self.config.tui.tool_preview_chars)
+        )
+        first = (records[0].session_id, records[0].id) if records else None
+        last = (records[-1].session_id, records[-1].id) if records else None
+        return HistoryPage(direction, tuple(items), first, last, more_above, more_below, request)
+
+    async def _tail(self, store: SessionStore, session_id: str, limit: int) -> tuple[list[Any], bool, bool]:
+        _first, last, total = await store.bookends(session_id, limit, roles=())
+        records = trim_to_turns(last, "up", total > len(last))
+        more_above = total > len(records) or await self._chain_parent(store, session_id) is not None
+        return records, more_above, False
+
+    async def _around(
+        self, store: SessionStore, session_id: str, message_id: int, limit: int
+    ) -> tuple[list[Any], bool, bool]:
+        before, after, more_before, more_after = await store.messages_around(
+            session_id, message_id, limit // 2
+        )
+        records = before + after
+        more_above = more_before > 0 or await self._chain_parent(store, session_id) is not None
+        more_below = more_after > 0 or await store.continuation_of(session_id) is not None
+        return records, more_above, more_below
+
+    async def _up(
+        self, store: SessionStore, session_id: str, before_id: int, limit: int
+    ) -> tuple[list[Any], bool]:
+        before, _after, more_before, _more_after = await store.messages_around(session_id, before_id, limit)
+        if not before:
+            parent = await self._chain_parent(store, session_id)
+            if parent is None:
+                return [], False
+            _first, last, total = await store.bookends(parent, limit, roles=())
+            records = trim_to_turns(last, "up", total > len(last))
+            more = total > len(records) or await self._chain_parent(store, parent) is not None
+            return records, more
+        records = trim_to_turns(before, "up", more_before > 0)
+        more = (
+            more_before > 0
+            or len(records) < len(before)
+            or await self._chain_parent(store, session_id) is not None
+        )
+        return records, more
+
+    async def _down(
+        self, store: SessionStore, session_id: str, after_id: int, limit: int, stop: tuple[str, int] | None
+    ) -> tuple[list[Any], bool]:
+        current = session_id
+        records: list[Any] = []
+        for _ in range(64):  # a chain longer than this is a damaged database; stop paging
+            _before, after, _more_before, more_after = await store.messages_around(
+                current, after_id + 1, limit
+            )
+            if stop is not None and current == stop[0]:
+                reached = [r for r in after if r.id < stop[1]]
+                more = len(reached) == len(after) and more_after > 0
+                records = trim_to_turns(reached, "down", more)
+                return records, more or len(records) < len(reached)
+            if after:
+                records = trim_to_turns(after, "down", more_after > 0)
+                more = more_after > 0 or len(records) < len(after)
+                if not more:
+                    more = await store.continuation_of(current) is not None
+                return records, more
+            following = await store.continuation_of(current)
+            if following is None:
+                return [], False
+            current, after_id = following, 0
+        return [], False
+
+    async def _chain_parent(self, store: SessionStore, session_id: str) -> str | None:
+        """The session this one continues after a compression (not a branch's origin)."""
+        session = await store.get_session(session_id)
+        if session is None or not session.parent_session_id or session.is_branch_or_delegate:
+            return None
+        parent = await store.get_session(session.parent_session_id)
+        if parent is None or parent.end_reason != "compression":
+            return None
+        return parent.id
+
+    async def last_user_message(self, session_id: str, text: str) -> int | None:
+        """The stored id of the newest user message of a session, when it says `text`."""
+        store = await self.store()
+        if store is None:
+            return None
+        _first, last, _total = await store.bookends(session_id, 3, roles=("user",))
+        for record in reversed(last):
+            if record.text.strip() == text.strip():
+                return int(record.id)
+        return None
+
+    # The sessions screen.
+
+    async def conversations(self, offset: int, limit: int) -> list[SessionRow]:
+        store = await self.store()
+        if store is None:
+            return []
+        found = await store.list_conversations(limit=limit, offset=offset)
+        rows = []
+        for conversation in found:
+            first, _last, _total = await store.bookends(conversation.tip_id, 1, roles=("user",))
+            if not first and conversation.root.id != conversation.tip_id:
+                first, _last, _total = await store.bookends(conversation.root.id, 1, roles=("user",))
+            preview = " ".join(first[0].text.split())[:160] if first else ""
+            rows.append(
+                SessionRow(
+                    session_id=conversation.tip_id,
+                    root_id=conversation.root.id,
+                    title=conversation.title or "",
+                    when=conversation.root.when,
+                    last_active=conversation.last_active,
+                    source=conversation.root.source,
+                    message_count=conversation.message_count,
+                    sessions=tuple(conversation.session_ids),
+                    preview=preview,
+                )
+            )
+        return rows
+
+    async def search(self, query: str, limit: int = 10) -> tuple[list[SessionRow], str]:
+        """The agent's own `session_search` (discovery mode): conversations ranked by their best hit."""
+        store = await self.store()
+        if store is None:
+            return [], "No sessions yet: state.db does not exist."
+        from engine.sessions.session_search import session_search
+
+        result = await session_search(store, {"query": query, "limit": limit, "window": 1})
+        if not result.get("success"):
+            return [], str(result.get("error") or "The search failed.")
+        rows = []
+        for hit in result.get("results", []):
+            start = hit.get("bookend_start") or []
+            preview = " ".join(str(start[0].get("content", "")).split())[:160] if start else ""
+            rows.append(
+                SessionRow(
+                    session_id=str(hit.get("session_id")),
+                    root_id=str(hit.get("conversation") or hit.get("session_id")),
+                    title=str(hit.get("title") or ""),
+                    when=str(hit.get("when") or ""),
+                    last_active=0.0,
+                    source=str(hit.get("source") or ""),
+                    message_count=int(hit.get("message_count") or 0),
+                    sessions=(),
+                    preview=preview,
+                    snippet=" ".join(str(hit.get("snippet") or "").split()),
+                    match_message_id=hit.get("match_message_id"),
+                    match_session_id=str(hit.get("session_id")),
+                )
+            )
+        note = str(result.get("note") or result.get("message") or "")
+        return rows, note
+
+    async def lineage(self, session_id: str) -> tuple[str, ...]:
+        store = await self.store()
+        if store is None or not session_id:
+            return (session_id,) if session_id else ()
+        try:
+            return tuple(await store.lineage(session_id))
+        except Exception:
+            return (session_id,)
+
+    async def lineage_rows(self, session_id: str) -> list[SessionRow]:
+        """Every session of a conversation's chain, root first, with what each holds."""
+        store = await self.store()
+        if store is None:
+            return []
+        rows = []
+        for sid in await store.lineage(session_id):
+            session = await store.get_session(sid)
+            if session is None:
+                continue
+            first, _last, _total = await store.bookends(sid, 1, roles=("user",))
+            ended = session.end_reason or "open"
+            rows.append(
+                SessionRow(
+                    session_id=sid,
+                    root_id=sid,
+                    title=session.title or "",
+                    when=session.when,
+                    last_active=session.ended_at or session.started_at,
+                    source=session.source,
+                    message_count=session.message_count,
+                    sessions=(sid,),
+                    preview=(" ".join(first[0].text.split())[:120] if first else "") + f"  [{ended}]",
+                )
+            )
+        return rows
+
+
+def trim_to_turns(records: list[Any], direction: str, more: bool) -> list[Any]:
+    """Cut a page at a user message, so it never splits a turn (when more of it exists beyond)."""
+    if not more or not records:
+        return records
+    users = [i for i, r in enumerate(records) if r.role == "user"]
+    if direction == "up":  # start at a turn's user message
+        return records[users[0] :] if users and users[0] > 0 else records
+    return records[: users[-1]] if users and users[-1] > 0 else records  # end before the next turn
+
+
+def history_items(records: list[MessageRecord], width: int, preview_chars: int) -> list[HistoryItem]:
+    """Stored messages as transcript items: user lines, laid-out replies, tool calls with results."""
+    from engine import events
+    from engine.compression.summary_message import looks_like_summary, split_summary
+    from widgets.transcript_blocks import reply_strips
+
+    items: list[HistoryItem] = []
+    calls: dict[str, int] = {}  # tool call id -> index of its item
+    previous_session = records[0].session_id if records else ""
+    for record in records:
+        ref = (record.session_id, int(record.id))
+        if record.session_id != previous_session:
+            items.append(HistoryItem("divider", ref, text=f"continued in session {record.session_id}"))
+            previous_session = record.session_id
+        text = record.text
+        if record.role in ("user", "assistant") and looks_like_summary(text):
+            body, rest = split_summary(text)
+            items.append(HistoryItem("summary", ref, text=body))
+            if rest:
+                items.append(HistoryItem("user", ref, text=rest))
+            continue
+        if record.role == "user":
+            items.append(HistoryItem("user", ref, text=text))
+        elif record.role == "assistant":
+            if text.strip():
+                strips = tuple(reply_strips(text, max(1, width)))
+                items.append(HistoryItem("reply", ref, text=text, strips=strips, width=width))
+            for call in record.tool_calls or []:
+                call_id, name, arguments = _call_parts(call)
+                calls[call_id] = len(items)
+                called = events.ToolCalled(record.session_id, call_id, name, arguments, "")
+                items.append(HistoryItem("tool", ref, call=called))
+        elif record.role == "tool":
+            call_id = str(record.tool_call_id or "")
+            result = events.ToolFinished(
+                record.session_id,
+                call_id,
+                str(record.tool_name or "tool"),
+                not text.lstrip().startswith(('{"success": false', '{"error"', "Error")),
+                " ".join(text.split())[:preview_chars],
+                0.0,
+                text,
+            )
+            index = calls.get(call_id)
+            if index is not None:
+                item = items[index]
+                items[index] = HistoryItem("tool", item.ref, ref, call=item.call, result=result)
+            else:
+                called = events.ToolCalled(record.session_id, call_id, result.name, {}, "")
+                items.append(HistoryItem("tool", ref, call=called, result=result))
+    return items
+
+
+def _call_parts(call: Any) -> tuple[str, str, dict[str, Any]]:
+    if not isinstance(call, dict):
+        return "", "tool", {}
+    function = call.get("function") if isinstance(call.get("function"), dict) else call
+    raw = function.get("arguments", {})
+    if isinstance(raw, str):
+        try:
+            arguments = json.loads(raw) if raw.strip() else {}
+        except ValueError:
+            arguments = {"arguments": raw}
+    else:
+        arguments = raw if isinstance(raw, dict) else {}
+    if not isinstance(arguments, dict):
+        arguments = {"arguments": arguments}
+    return str(call.get("id") or ""), str(function.get("name") or "tool"), arguments

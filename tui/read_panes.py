@@ -1,0 +1,349 @@
+"""Reading what the side panes show, from the engine's stores and the running agent (in workers).
+
+Each reader takes the home, the config and the agent (None before one exists; not started before
+the first turn) and returns the plain view dataclass its pane draws. Nothing here touches a widget,
+and everything may run in a thread: the files are read under the stores' own locks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from widgets.budget_pane import BudgetLayer, BudgetView
+from widgets.memory_pane import JournalRow, MemoryFile, MemoryView
+from widgets.skills_pane import SkillRow, SkillsView
+
+if TYPE_CHECKING:
+    from engine.config import Config
+    from engine.home import Home
+    from engine.memory import Memory
+    from engine.prompt import SystemPrompt
+
+_UNDONE_MEMORY = re.compile(r"\bundo ([0-9a-f]{4,})\b")
+_UNDONE_SKILL = re.compile(r"restored to before ([0-9a-f]{4,})\b")
+
+
+@dataclass
+class Readers:
+    """The workstation's own handles on the stores (as the user), shared by the pane workers."""
+
+    home: Home
+    config: Config
+    workdir: Path
+    _memory: Memory | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _schema_tokens: dict[int, int] = field(default_factory=dict)
+    _verdicts: dict[tuple[str, int, int], tuple[str, int]] = field(default_factory=dict)
+
+    @property
+    def memory(self) -> Memory:
+        """The memory stores as the user writes them (undo, hand edits), created on first use."""
+        with self._lock:
+            if self._memory is None:
+                from engine.memory import Memory
+
+                self._memory = Memory(self.home, self.config, who="user")
+            return self._memory
+
+    # Memory.
+
+    def memory_view(self, agent: Any, journal_rows: int) -> MemoryView:
+        from engine.memory_format import FILES, char_count
+
+        memory = self.memory
+        prompt = started_prompt(agent)
+        files = []
+        for target in ("memory", "user"):
+            store = memory.store(target)
+            enabled = target in memory.stores
+            problem = "" if enabled else f"{FILES[target]} is off in config (memory.*_enabled)."
+            try:
+                state = store.state()
+                disk = tuple(state.entries)
+                if state.drift:
+                    problem = (
+                        f"{FILES[target]} has text the memory tool would not write back (a hand edit?); "
+                        "the agent refuses to change it until it is a clean §-list."
+                    )
+                store.sync_journal()  # a hand edit since the last write shows in the journal as `external`
+            except Exception as exc:  # MemoryRefused (not UTF-8, a symlink out of the home), OSError
+                disk, problem = (), str(getattr(exc, "result", {}).get("error") or exc)
+            frozen = frozen_entries(prompt, target) if prompt is not None else None
+            files.append(
+                MemoryFile(
+                    target=target,
+                    filename=FILES[target],
+                    limit=store.limit,
+                    disk=disk,
+                    disk_chars=char_count(list(disk)),
+                    frozen=frozen,
+                    frozen_chars=char_count(list(frozen)) if frozen is not None else 0,
+                    problem=problem,
+                )
+            )
+        rows: tuple[JournalRow, ...] = ()
+        journal_problem = ""
+        try:
+            entries = memory.history(limit=journal_rows)
+            rows = tuple(
+                JournalRow(e.id, e.at, e.who, e.action, e.target, e.summary) for e in reversed(entries)
+            )
+        except Exception as exc:  # JournalError: a sentence
+            journal_problem = str(exc)
+        return MemoryView(tuple(files), rows, prompt is not None, journal_problem)
+
+    def undo_memory(self, entry_id: str) -> dict[str, Any]:
+        return self.memory.undo(entry_id)
+
+    def journal_diff(self, entry_id: str) -> str:
+        return self.memory.journal.diff(entry_id)
+
+    def undo_last_write(self) -> str:
+        """Undo the newest memory or skill write not undone yet; the sentence says what happened."""
+        journal = self.memory.journal
+        entries = [e for e in journal.entries() if e.kind in ("memory", "skill")]
+        undone: set[str] = set()
+        for entry in reversed(entries):
+            if entry.who == "undo" or entry.action == "undo":
+                undone.update(_UNDONE_MEMORY.findall(entry.summary))
+                continue
+            if entry.action == "restore":
+                undone.update(_UNDONE_SKILL.findall(entry.summary))
+                continue
+            if any(entry.id.startswith(u) for u in undone):
+                continue
+            if entry.kind == "memory":
+                result = self.memory.undo(entry.id)
+                if result.get("success"):
+                    return f"Undid {entry.action} on {entry.path} ({entry.who}, {entry.id}): {entry.summary}"
+                return f"Could not undo {entry.id}: {result.get('error')}"
+            return self._undo_skill(entry)
+        return "Nothing to undo: no memory or skill write is left in the journal."
+
+    def _undo_skill(self, entry: Any) -> str:
+        from engine.skills.history import HistoryError
+        from engine.skills.library import SkillLibrary
+        from engine.skills.manage import SkillManager
+
+        library = SkillLibrary(self.home, self.config)
+        manager = SkillManager(library, "user")
+        skill = library.catalog().get(entry.target)
+        try:
+            with manager.lock():
+                result = manager.history.restore(
+                    entry.target,
+                    entry.id,
+                    True,
+                    "user",
+                    skill.skill_dir if skill and not skill.read_only else None,
+                )
+        except HistoryError as exc:
+            return f"Could not undo {entry.id}: {exc}"
+        changed = len(result.written) + len(result.removed)
+        if not changed:
+            return f"Skill {entry.target} already matches its state before {entry.id}; nothing changed."
+        return (
+            f"Undid {entry.action} of skill {entry.target} ({entry.who}, {entry.id}): "
+            f"{changed} file(s) restored."
+        )
+
+    # Budget.
+
+    def budget_view(self, agent: Any, window: int) -> BudgetView:
+        prompt = started_prompt(agent)
+        preview = prompt is None
+        conversation = messages = 0
+        if prompt is None:
+            prompt, tools = self.preview_prompt()
+        else:
+            tools = self.schema_tokens(agent.registry)
+            history = list(getattr(agent, "history", []))
+            messages = len(history)
+            with contextlib.suppress(Exception):
+                conversation = max(0, int(agent.estimated_tokens()) - prompt.tokens - tools)
+        layers = tuple(BudgetLayer(ly.name, ly.tokens, ly.cached, ly.note) for ly in prompt.layers)
+        compressor = getattr(agent, "compressor", None) if agent is not None else None
+        threshold = 0
+        if compressor is not None:
+            with contextlib.suppress(Exception):
+                threshold = int(compressor.threshold_tokens(window))
+        elif bool(self.config.compression.enabled):
+            threshold = int(float(self.config.compression.threshold) * window)
+        return BudgetView(window, layers, conversation, tools, threshold, preview, messages)
+
+    def schema_tokens(self, registry: Any) -> int:
+        key = id(registry)
+        if key not in self._schema_tokens:
+            from engine.prompt_build import tool_schema_tokens
+
+            self._schema_tokens[key] = tool_schema_tokens(registry.schemas())
+        return self._schema_tokens[key]
+
+    def preview_prompt(self) -> tuple[SystemPrompt, int]:
+        """The prompt a session started now would get, and its tool schemas' tokens."""
+        from engine.prompt_build import build_system_prompt
+        from engine.skills.library import SkillLibrary
+        from engine.tools.knowledge import agent_registry
+
+        registry = agent_registry()
+        names = registry.names
+        prompt = build_system_prompt(
+            self.home,
+            self.config,
+            tool_names=names,
+            skills_index=SkillLibrary(self.home, self.config).index() if "skill_view" in names else None,
+            snapshot=self.memory.load_snapshot() if "memory" in names else None,
+            cwd=self.workdir,
+            model=self.config.model_name,
+        )
+        return prompt, self.schema_tokens(registry)
+
+    # Skills.
+
+    def skills_view(self, agent: Any) -> SkillsView:
+        from engine.skills.library import SkillLibrary
+
+        skills = getattr(agent, "skills", None) if started_prompt(agent) is not None else None
+        library = skills.library if skills is not None else SkillLibrary(self.home, self.config)
+        catalog = library.catalog()
+        shown_in_index: dict[str, tuple[str, int]] = {}
+        tiers: dict[str, Any] = {}
+        if skills is not None:
+            for tier in skills.tiers.rows():
+                tiers[tier.name] = tier
+                if tier.index_shown:
+                    shown_in_index[tier.name] = (tier.index_shown, tier.index_tokens)
+            index_tokens = int(skills.tiers.index_tokens)
+            excluded: tuple[str, ...] = ()
+            summary = ""
+        else:
+            index = library.index(catalog=catalog)
+            for entry in index.entries:
+                shown_in_index[entry.name] = (entry.shown, entry.tokens)
+            index_tokens = index.tokens
+            excluded = tuple(index.excluded)
+            summary = index.summary()
+        rows = []
+        known = set()
+        for skill in catalog.skills:
+            known.add(skill.name)
+            shown, cost = shown_in_index.get(skill.name, ("", 0))
+            tier = tiers.get(skill.name)
+            if not shown:  # not in the index the model got: disabled, or written after it was built
+                shown = (
+                    "excluded" if skill.name in excluded else ("new" if skills is not None else "excluded")
+                )
+            level = 1 if shown in ("full", "cut", "name", "hidden") else 0
+            if tier is not None and (tier.loads or tier.files):
+                level = tier.tier
+            rows.append(
+                SkillRow(
+                    name=skill.name,
+                    category=skill.category,
+                    description=skill.description,
+                    tier=level,
+                    shown=shown,
+                    index_tokens=cost,
+                    loaded_tokens=tier.loaded_tokens if tier is not None else 0,
+                    files=tuple(tier.files.items()) if tier is not None else (),
+                    warnings=tuple(skill.warnings),
+                    path=str(skill.skill_md),
+                    read_only=skill.read_only,
+                )
+            )
+        for name, tier in tiers.items():  # loaded this session, gone from disk since
+            if name not in known and (tier.loads or tier.files):
+                rows.append(
+                    SkillRow(
+                        name,
+                        tier=tier.tier,
+                        shown="deleted",
+                        loaded_tokens=tier.loaded_tokens,
+                        files=tuple(tier.files.items()),
+                    )
+                )
+        cut = tuple(r.name for r in rows if r.shown in ("cut", "name", "hidden"))
+        problems = tuple(catalog.warnings) + tuple(catalog.skipped)
+        return SkillsView(
+            rows=tuple(rows),
+            index_tokens=index_tokens,
+            budget=int(self.config.skills.index_token_budget),
+            summary=summary,
+            cut=cut,
+            excluded=excluded,
+            problems=problems,
+            session_started=skills is not None,
+        )
+
+    def skill_verdicts(self, names_first: list[str], limit: int) -> dict[str, tuple[str, int]]:
+        """Guard verdicts (verdict, findings) of up to `limit` skills, cached by SKILL.md's stamp."""
+        from engine.skills.guard import GuardLimits, scan_folder
+        from engine.skills.library import SkillLibrary
+
+        library = SkillLibrary(self.home, self.config)
+        catalog = library.catalog()
+        order = {name: i for i, name in enumerate(names_first)}
+        skills = sorted(catalog.skills, key=lambda s: (order.get(s.name, len(order)), s.name))[:limit]
+        limits = GuardLimits.from_config(self.config.skills)
+        found: dict[str, tuple[str, int]] = {}
+        for skill in skills:
+            key = (str(skill.skill_dir), skill.mtime_ns, skill.size)
+            cached = self._verdicts.get(key)
+            if cached is None:
+                trust = "community" if skill.read_only else "agent-created"
+                try:
+                    report = scan_folder(skill.skill_dir, skill.name, skill.source, trust, limits)
+                except OSError:
+                    continue
+                cached = (report.verdict, len(report.findings))
+                self._verdicts[key] = cached
+            found[skill.name] = cached
+        return found
+
+    def forget_verdicts(self) -> None:
+        self._verdicts.clear()
+
+    def skill_text(self, path: str) -> str:
+        """A skill's SKILL.md for the read-only view (a sentence when it cannot be read)."""
+        file = Path(path)
+        if not file.is_file():
+            return f"{path} is not there any more (deleted or moved)."
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            return f"Cannot read {path}: {exc.strerror}."
+        return data.decode("utf-8", errors="replace")
+
+
+def started_prompt(agent: Any) -> SystemPrompt | None:
+    """The frozen prompt of the agent's session, or None when there is no session yet."""
+    if agent is None:
+        return None
+    prompt = getattr(agent, "prompt", None)
+    return prompt if prompt is not None and hasattr(prompt, "layers") else None
+
+
+def frozen_entries(prompt: SystemPrompt, target: str) -> tuple[str, ...]:
+    """The entries of one memory file as the model sees them in this session's prompt."""
+    from engine.memory_format import DELIMITER
+    from engine.memory_snapshot import HEADERS, SEPARATOR
+
+    layer = prompt.layer(target)
+    text = layer.text if layer is not None else prompt.text
+    head = f"{SEPARATOR}\n{HEADERS[target]}"
+    start = text.find(head)
+    if start < 0:
+        return ()
+    body_start = text.find(f"\n{SEPARATOR}\n", start + len(head))
+    if body_start < 0:
+        return ()
+    body = text[body_start + len(SEPARATOR) + 2 :]
+    if layer is None:  # a stored prompt: the block ends where the next one (or the session line) starts
+        ends = [i for i in (body.find(f"\n\n{SEPARATOR}"), body.find("\n\nConversation started:")) if i >= 0]
+        body = body[: min(ends)] if ends else body
+    return tuple(entry.strip() for entry in body.split(DELIMITER) if entry.strip())

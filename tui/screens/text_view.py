@@ -1,0 +1,60 @@
+"""A read-only text screen: a skill's SKILL.md, a journal entry's diff. Esc closes it.
+
+(Editing files is the editor screen's job.)
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static, TextArea
+
+from widgets.pane import PaneHeader
+
+
+class TextScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    TextScreen {
+        align: center middle;
+    }
+    TextScreen > #text-frame {
+        width: 90%;
+        height: 90%;
+        border: round $primary;
+        background: $surface;
+    }
+    TextScreen #text-body {
+        height: 1fr;
+        border: none;
+    }
+    TextScreen #text-note {
+        height: 1;
+        color: $text-muted;
+        padding: 0 1;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "app.pop_screen", "close", id="close_text", tooltip="Close the text view"),
+    ]
+
+    def __init__(self, title: str, text: str, kind: str = "text") -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+        self.kind = kind
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="text-frame"):
+            yield PaneHeader(Content.assemble(("▾ ", "dim"), (self.title_text, "bold")))
+            area = TextArea(self.text, read_only=True, id="text-body", soft_wrap=True, show_line_numbers=True)
+            yield area
+            yield Static("read-only · esc closes · the editor (ctrl+e) edits files", id="text-note")
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()

@@ -1,0 +1,384 @@
+"""The transcript's window onto state.db: pages of old messages load as you scroll to the window's edges.
+
+The DOM holds one contiguous window of the conversation. Old turns leave it at the top past the
+line budget (a `PrunedMarker` remembers where they begin); scrolling up to the marker asks for the
+page before it, which is mounted above while the reading position stays put. Paging far up drops
+turns at the bottom instead (a `GapMarker` remembers them), and scrolling down loads them back; `end`
+jumps straight to the newest. Turns are cut whole, at user messages, so a page never splits a tool
+call from its result. The transcript never reads the store: it posts `HistoryWanted` and the app
+answers with `HistoryLoaded`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
+
+from widgets.transcript_blocks import (
+    ApprovalBlock,
+    CompactionBlock,
+    FrozenReply,
+    GapMarker,
+    NoticeBlock,
+    PrunedMarker,
+    Ref,
+    ToolBlock,
+    UserBlock,
+)
+
+if TYPE_CHECKING:
+    from engine import events
+
+
+@dataclass(frozen=True)
+class HistoryItem:
+    """One block's worth of stored conversation, ready to mount (replies are laid out already)."""
+
+    kind: str  # user | reply | tool | summary | divider
+    ref: Ref
+    ref_end: Ref | None = None
+    text: str = ""
+    strips: tuple[Strip, ...] = ()
+    width: int = 0
+    call: events.ToolCalled | None = None
+    result: events.ToolFinished | None = None
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """Stored messages for one edge of the window, in order."""
+
+    direction: str  # tail | around | up | down
+    items: tuple[HistoryItem, ...] = ()
+    first: Ref | None = None  # the first message read (the next page up ends before it)
+    last: Ref | None = None  # the last message read (the next page down starts after it)
+    more_above: bool = False
+    more_below: bool = False
+    request: int = 0
+    error: str = ""
+
+
+class HistoryWanted(Message):
+    """The transcript needs stored messages: before `anchor` (up), after it (down), or a first page."""
+
+    def __init__(
+        self,
+        transcript: Widget,
+        direction: str,
+        anchor: Ref | None,
+        *,
+        stop: Ref | None = None,
+        width: int = 80,
+        request: int = 0,
+        session_id: str = "",
+    ) -> None:
+        super().__init__()
+        self.transcript = transcript
+        self.direction = direction
+        self.anchor = anchor
+        self.stop = stop
+        self.width = width
+        self.request = request
+        self.session_id = session_id
+
+
+class HistoryLoaded(Message, bubble=False):
+    """The app's answer to `HistoryWanted`, posted to the transcript that asked."""
+
+    def __init__(self, page: HistoryPage) -> None:
+        super().__init__()
+        self.page = page
+
+
+def block_for(item: HistoryItem, preview_chars: int) -> Widget:
+    """The cheap widget for one stored item."""
+    widget: Any
+    if item.kind == "user":
+        widget = UserBlock(item.text)
+    elif item.kind == "reply":
+        widget = FrozenReply(item.text, list(item.strips), item.width)
+    elif item.kind == "tool" and item.call is not None:
+        widget = ToolBlock(item.call, preview_chars)
+        if item.result is not None:
+            widget.finished = item.result
+            widget.set_class(not item.result.ok, "-failed")
+    elif item.kind == "summary":
+        widget = CompactionBlock(item.text)
+    else:
+        widget = NoticeBlock(item.text, "info", "↪")
+    widget.ref = item.ref
+    widget.ref_end = item.ref_end or item.ref
+    return widget  # type: ignore[no-any-return]
+
+
+def is_turn_start(widget: Widget) -> bool:
+    """A user block whose stored message is known: the window may be cut just before it."""
+    return isinstance(widget, UserBlock) and widget.ref is not None
+
+
+class HistoryWindow:
+    """The paging half of `Transcript` (which supplies the DOM, the sizes and the line budget)."""
+
+    pruned: PrunedMarker | None
+    gap: GapMarker | None
+    prune_keep_lines: int
+    prune_excess_lines: int
+    tool_preview_chars: int
+    history_session: str
+    turn_active: bool
+    _history_request: int
+    _history_pending: str
+
+    if TYPE_CHECKING:
+        children: Any
+        scroll_y: float
+        max_scroll_y: float
+        size: Any
+        scrollable_content_region: Any
+        app: Any
+        cursor: Widget | None
+
+        def post_message(self, message: Message) -> bool: ...
+        async def mount_all(self, widgets: Any, *, before: Any = None, after: Any = None) -> Any: ...
+        async def mount(self, *widgets: Any, before: Any = None, after: Any = None) -> Any: ...
+        async def remove_children(self, selector: Any = ...) -> Any: ...
+        def scroll_to(self, *args: Any, **kwargs: Any) -> Any: ...
+        def scroll_end(self, *args: Any, **kwargs: Any) -> Any: ...
+        def call_after_refresh(self, callback: Any, *args: Any) -> bool: ...
+        def anchor(self, anchor: bool = True) -> None: ...
+
+    # Asking.
+
+    def _ask(self, direction: str, anchor: Ref | None, stop: Ref | None = None) -> None:
+        self._history_request += 1
+        self._history_pending = direction
+        width = max(20, self.scrollable_content_region.width - 2)
+        self.post_message(
+            HistoryWanted(
+                self,  # type: ignore[arg-type]
+                direction,
+                anchor,
+                stop=stop,
+                width=width,
+                request=self._history_request,
+                session_id=self.history_session,
+            )
+        )
+
+    def open_history(self, session_id: str, around: int | None = None) -> None:
+        """Show a stored conversation: its newest page, or the page around one message."""
+        self.history_session = session_id
+        if around is None:
+            self._ask("tail", (session_id, 0))
+        else:
+            self._ask("around", (session_id, around))
+
+    def request_earlier(self) -> bool:
+        marker = self.pruned
+        if marker is None or marker.anchor is None or not marker.more or self._history_pending:
+            return False
+        marker.set_loading(True)
+        self._ask("up", marker.anchor)
+        return True
+
+    def request_later(self) -> bool:
+        gap = self.gap
+        if gap is None or self._history_pending:
+            return False
+        gap.set_loading(True)
+        self._ask("down", gap.after, gap.stop)
+        return True
+
+    def check_edges(self) -> None:
+        """Ask for more when the reader is at the top marker or can see the gap."""
+        if self._history_pending:
+            return
+        marker = self.pruned
+        at_top = self.scroll_y <= 1 or self.max_scroll_y <= 0
+        if marker is not None and marker.anchor is not None and marker.more and at_top:
+            self.request_earlier()
+            return
+        gap = self.gap
+        if gap is not None and gap.is_attached:
+            top = gap.virtual_region.y
+            if top <= self.scroll_y + self.size.height:
+                self.request_later()
+
+    # Receiving.
+
+    async def load_history(self, page: HistoryPage) -> None:
+        if page.request != self._history_request:
+            return  # an answer to a question asked before the window changed
+        self._history_pending = ""
+        if page.error:
+            if self.pruned is not None:
+                self.pruned.set_loading(False)
+            if self.gap is not None:
+                self.gap.set_loading(False)
+            await self.mount(NoticeBlock(page.error, "warning", "!"))
+            return
+        if page.direction in ("tail", "around"):
+            await self._load_first(page)
+        elif page.direction == "up":
+            await self._load_up(page)
+        else:
+            await self._load_down(page)
+        self.call_after_refresh(self.check_edges)
+
+    async def _load_first(self, page: HistoryPage) -> None:
+        blocks = [block_for(item, self.tool_preview_chars) for item in page.items]
+        marker = self._top_marker()
+        if not marker.is_attached:
+            await self.mount(marker, before=0)
+        marker.set_anchor(page.first, page.more_above)
+        marker.set_loading(False)
+        if blocks:
+            await self.mount_all(blocks, after=marker)
+        if page.more_below and page.last is not None:
+            self.gap = GapMarker(page.last, None)
+            await self.mount(self.gap, after=blocks[-1] if blocks else marker)
+            self.anchor(False)
+            self.call_after_refresh(self._show_first_page, blocks[len(blocks) // 2] if blocks else None)
+        else:
+            self.call_after_refresh(lambda: self.scroll_end(animate=False))
+
+    def _show_first_page(self, widget: Widget | None) -> None:
+        if widget is not None and widget.is_attached:
+            self.scroll_to(y=max(0, widget.virtual_region.y - 2), animate=False)  # type: ignore[attr-defined]
+
+    async def _load_up(self, page: HistoryPage) -> None:
+        marker = self._top_marker()
+        marker.set_loading(False)
+        marker.set_anchor(page.first if page.items else marker.anchor, page.more_above)
+        if not page.items:
+            return
+        blocks = [block_for(item, self.tool_preview_chars) for item in page.items]
+        following = self._first_block_after(marker)
+        before_y = following.virtual_region.y if following is not None else 0
+        await self.mount_all(blocks, after=marker)
+
+        def keep_place() -> None:
+            if following is not None and following.is_attached:
+                shift = following.virtual_region.y - before_y
+                if shift > 0:
+                    self.scroll_to(y=self.scroll_y + shift, animate=False)
+            self.call_after_refresh(self.prune_bottom)
+
+        self.call_after_refresh(keep_place)
+
+    async def _load_down(self, page: HistoryPage) -> None:
+        gap = self.gap
+        if gap is None or not gap.is_attached:
+            return
+        gap.set_loading(False)
+        if page.items:
+            blocks = [block_for(item, self.tool_preview_chars) for item in page.items]
+            await self.mount_all(blocks, before=gap)
+        if page.last is not None:
+            gap.after = page.last
+        if not page.more_below:
+            self.gap = None
+            await gap.remove()
+        self.call_after_refresh(self._prune_top_after_down)
+
+    async def _prune_top_after_down(self) -> None:
+        await self.prune()  # type: ignore[attr-defined]
+
+    # The window's edges.
+
+    def _top_marker(self) -> PrunedMarker:
+        if self.pruned is None:
+            self.pruned = PrunedMarker()
+        return self.pruned
+
+    def _first_block_after(self, marker: Widget) -> Widget | None:
+        children = list(self.children)
+        if marker in children:
+            index = children.index(marker)
+            if index + 1 < len(children):
+                return children[index + 1]  # type: ignore[no-any-return]
+        return None
+
+    def turn_cut(self, excess: int) -> int | None:
+        """How many leading children to drop (whole turns) to shed at least `excess` lines, if any."""
+        children = [c for c in self.children if c is not self.pruned]
+        height = 0
+        best = None
+        for index, child in enumerate(children):
+            if index and is_turn_start(child):
+                best = index
+                if height >= excess:
+                    break
+            if isinstance(child, (GapMarker, ApprovalBlock)) or (
+                isinstance(child, ToolBlock) and child.finished is None
+            ):
+                break
+            height += child.outer_size.height
+        return best
+
+    async def prune_bottom(self) -> int:
+        """After paging up past the budget: drop whole turns just above the gap (or the end)."""
+        if self.turn_active:
+            return 0
+        children = [c for c in self.children]
+        height = sum(child.outer_size.height for child in children)
+        if height <= self.prune_keep_lines + self.prune_excess_lines:
+            return 0
+        end = children.index(self.gap) if self.gap is not None and self.gap in children else None
+        if end is None:  # keep the newest turn: the gap stops at it
+            starts = [i for i, c in enumerate(children) if is_turn_start(c)]
+            if len(starts) < 2:
+                return 0
+            end = starts[-1]
+        excess = height - self.prune_keep_lines
+        start = end
+        removed = 0
+        for index in range(end - 1, -1, -1):
+            child = children[index]
+            if child is self.pruned:
+                break
+            removed += child.outer_size.height
+            if is_turn_start(child):
+                start = index
+                if removed >= excess:
+                    break
+        if start >= end:
+            return 0
+        doomed = children[start:end]
+        first = doomed[0]
+        assert first.ref is not None  # type: ignore[attr-defined]
+        after: Ref = (first.ref[0], first.ref[1] - 1)  # type: ignore[attr-defined]
+        if self.cursor in doomed:
+            self.cursor = None
+        if self.gap is None:
+            stop_block = children[end] if end < len(children) else None
+            stop = getattr(stop_block, "ref", None)
+            self.gap = GapMarker(after, stop)
+            await self.mount(self.gap, before=first)
+        else:
+            self.gap.after = after
+        await self.remove_children(doomed)
+        return len(doomed)
+
+    async def jump_to_newest(self) -> None:
+        """`end` with a gap: drop the paged-up window and show the newest turns again."""
+        gap = self.gap
+        if gap is None or not gap.is_attached:
+            return
+        children = list(self.children)
+        index = children.index(gap)
+        doomed = [c for c in children[: index + 1] if c is not self.pruned]
+        below = children[index + 1] if index + 1 < len(children) else None
+        self.gap = None
+        if self.cursor in doomed:
+            self.cursor = None
+        await self.remove_children(doomed)
+        marker = self._top_marker()
+        if not marker.is_attached:
+            await self.mount(marker, before=0)
+        anchor = getattr(below, "ref", None)
+        marker.set_anchor(anchor, anchor is not None)
