@@ -252,10 +252,14 @@ class DemoApp(HwsApp):
     async def _new_session(self) -> None:
         from engine.demo.player import memory_in_prompt
 
-        self._agent_command("new", "")  # as ctrl+n does
-        await asyncio.sleep(0.05)
-        await self.workers.wait_for_complete([w for w in self.workers if w.group == "turn"])
         agent = self.demo_agent
+        old = agent.session_id if agent is not None else ""
+        self._agent_command("new", "")  # as ctrl+n does
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + TURN_TIMEOUT
+        while agent is not None and agent.session_id == old and loop.time() < deadline:
+            await asyncio.sleep(0.02)  # the new session opens in a worker of the app's own
+        await self._until_turn_over()
         if agent is not None and agent.prompt is not None:
             held = memory_in_prompt(self.workspace, agent.prompt.text)
             said = "; ".join(f"{name}: {entry}" for name, entry in held) or "no memory yet"

@@ -48,6 +48,12 @@ class DemoAgent:
             **self.workspace.agent_options(),
         )
 
+    def __getattr__(self, name: str) -> Any:
+        """Everything else the panes read (registry, history, compressor, totals…) is the agent's."""
+        if name.startswith("__") or name == "agent":
+            raise AttributeError(name)
+        return getattr(self.agent, name)
+
     @property
     def prompt(self) -> SystemPrompt | None:
         """The running session's system prompt (None before its first turn)."""
@@ -91,12 +97,9 @@ class DemoAgent:
         return await self.agent.wait_background(timeout)
 
     async def new_session(self) -> AsyncIterator[events.Event]:
-        """Close this session and open the next one (which reads memory, skills and SOUL.md from disk)."""
-        old = self.agent.session_id
-        await self.agent.close("new_session")
-        self.agent = self._new_agent()
-        session_id = await self.agent.start()
-        yield events.SessionChanged(session_id, old, "new_session")
+        """End this session and open the next (its prompt reads memory, skills and SOUL.md from disk)."""
+        async for event in self.agent.new_session():
+            yield event
 
     async def close(self) -> None:
         await self.agent.close("demo_end")
