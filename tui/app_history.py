@@ -66,7 +66,7 @@ class HistoryFeeds:
                 anchor[1],
                 limit=int(self.tui.history_page_messages),
                 width=wanted.width,
-                stop=wanted.stop,
+                stop=wanted.stop_at,
                 request=wanted.request,
             )
         except Exception as exc:  # a locked or damaged database: the marker says so, the app stays up

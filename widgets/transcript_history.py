@@ -80,7 +80,7 @@ class HistoryWanted(Message):
         self.transcript = transcript
         self.direction = direction
         self.anchor = anchor
-        self.stop = stop
+        self.stop_at = stop  # not `stop`: that is Message.stop()
         self.width = width
         self.request = request
         self.session_id = session_id

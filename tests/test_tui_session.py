@@ -1,0 +1,231 @@
+"""A whole session in the workstation against the scripted model server (real agent, real home, real HTTP).
+
+The person types, the reply streams, tools run (one needs approval), a memory write shows in the
+memory pane's diff, a created skill shows in the skills pane, /compress shows in the timeline, ctrl+c
+interrupts a slow reply, and the sessions screen finds the conversation and resumes it. The test
+asserts on the Messages the app saw and on the panes' state.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.message import Message
+
+from engine.config import load_config
+from tests.tui_support import make_home, pause_until, settle
+from tui import messages
+from tui.agent_port import AgentBuilder, with_overrides
+from tui.app import HwsApp
+from tui.scripted import start_scripted_model
+
+SKILL_TEXT = (
+    "---\\nname: deploy-site\\ndescription: Deploy the docs site with rsync.\\n---\\n"
+    "1. Build the site.\\n2. rsync it to the server.\\n"
+)
+
+NOTES = "Deploy notes: build with npm, rsync the dist folder, check the navbar links. " * 80
+
+SCENARIO = f"""
+name: workstation-day
+model: scripted
+context_length: 32000
+defaults: {{chunk_size: 8, chunk_delay: 0}}
+rules:
+  - name: after a tool
+    when: {{after_tool: true}}
+    reply: {{text: "Done: {{{{last_tool_name}}}} answered."}}
+  - name: summary
+    when: {{kind: summary}}
+    reply: {{text: "Summary: we talked about the docs navbar and deploying."}}
+  - name: flush
+    when: {{kind: flush}}
+    reply: {{text: "Nothing to save."}}
+  - name: remember
+    when: {{user: "(?i)^remember (.+)", tools: [memory]}}
+    reply:
+      text: "Noted."
+      tool_calls: [{{name: memory, arguments: {{action: add, target: memory, content: "{{{{match.1}}}}"}}}}]
+  - name: make a skill
+    when: {{user: "(?i)^save the deploy skill", tools: [skill_manage]}}
+    reply:
+      text: "Saving a skill."
+      tool_calls:
+        - name: skill_manage
+          arguments: {{action: create, name: deploy-site, content: "{SKILL_TEXT}"}}
+  - name: dangerous
+    when: {{user: "(?i)^clean (\\\\S+)", tools: [terminal]}}
+    reply:
+      text: "Removing it."
+      tool_calls: [{{name: terminal, arguments: {{command: "rm -rf {{{{match.1}}}}"}}}}]
+  - name: long notes
+    when: {{user: "(?i)^write the deploy notes"}}
+    reply: {{text: "{NOTES}", chunk_size: 400}}
+  - name: slow
+    when: {{user: "(?i)^tell me a long story"}}
+    reply: {{text: "{"Once upon a time there was a navbar. " * 60}", chunk_size: 4, chunk_delay: 0.05}}
+  - name: greeting
+    when: {{user: "(?i)hello"}}
+    reply: {{reasoning: "A greeting.", text: "Hello! **Ready** to work on the docs navbar."}}
+  - name: anything
+    reply: {{text: "You said {{{{last_user}}}}."}}
+"""
+
+
+@pytest.fixture
+def scripted(tmp_path: Path) -> Any:
+    scenario = tmp_path / "day.yaml"
+    scenario.write_text(SCENARIO, encoding="utf-8")
+    model = start_scripted_model(str(scenario))
+    yield model
+    model.server.stop()
+
+
+def make_scripted_app(model: Any) -> HwsApp:
+    home = make_home("compression:\n  target_ratio: 0.1\n")  # a short tail, so /compress has a middle
+    workdir = Path(os.environ["HOME"]) / "code" / "site"
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "scratch").mkdir()
+    config = with_overrides(load_config(home.root), model.overrides)
+    return HwsApp(home, config, agent_factory=AgentBuilder(workdir, model.overrides), workdir=workdir)
+
+
+async def say(pilot: Any, app: HwsApp, text: str) -> None:
+    """Type a message into the prompt and send it, as a person does."""
+    app.main_screen.prompt.input.focus()
+    await pilot.press(*text)
+    await pilot.press("enter")
+
+
+async def turn_done(pilot: Any, app: HwsApp, seen: list[Message], count: int) -> None:
+    assert await pause_until(
+        pilot, lambda: sum(isinstance(m, messages.TurnFinished) for m in seen) >= count, rounds=600
+    ), [type(m).__name__ for m in seen][-20:]
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def kinds(seen: list[Message], since: int = 0) -> list[str]:
+    return [type(m).__name__ for m in seen[since:]]
+
+
+async def test_a_whole_session_through_the_scripted_model(scripted: Any) -> None:
+    app = make_scripted_app(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
+        await settle(pilot, app)
+        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        main = app.main_screen
+
+        # Type; the reply streams (many deltas), reasoning first.
+        await say(pilot, app, "hello there")
+        await turn_done(pilot, app, seen, 1)
+        flow = kinds(seen)
+        assert flow.index("TurnSubmitted") < flow.index("TurnStarted") < flow.index("TextDelta")
+        assert flow.count("TextDelta") > 3
+        assert "ReasoningDelta" in flow
+        assert main.transcript.last_reply.startswith("Hello! **Ready**")
+        assert app.session_id
+
+        # A memory write: the tool runs, the memory pane shows it on disk but not in the frozen snapshot.
+        mark = len(seen)
+        await say(pilot, app, "remember the docs deploy to /srv/www")
+        await turn_done(pilot, app, seen, 2)
+        flow = kinds(seen, mark)
+        assert flow.index("ToolCalled") < flow.index("MemoryWritten") < flow.index("ToolFinished")
+        assert await pause_until(
+            pilot,
+            lambda: any(
+                f.target == "memory" and "the docs deploy to /srv/www" in f.disk and not f.in_sync
+                for f in main.memory.view.files
+            ),
+        )
+
+        # A long reply: the bulk that /compress will summarise later.
+        await say(pilot, app, "write the deploy notes")
+        await turn_done(pilot, app, seen, 3)
+
+        # A skill created: the skills pane lists it and marks it as the agent's.
+        await say(pilot, app, "save the deploy skill")
+        await turn_done(pilot, app, seen, 4)
+        assert "SkillChanged" in kinds(seen, mark)
+        assert await pause_until(pilot, lambda: main.skills.row("deploy-site") is not None)
+        assert "deploy-site" in main.skills.changed
+
+        # A destructive command asks first; approving once runs it.
+        mark = len(seen)
+        await say(pilot, app, "clean scratch")
+        assert await pause_until(pilot, lambda: "ApprovalNeeded" in kinds(seen, mark), rounds=400)
+        from widgets.transcript_blocks import ApprovalBlock
+
+        assert await pause_until(pilot, lambda: bool(main.transcript.query(ApprovalBlock)))
+        block = main.transcript.query(ApprovalBlock).last()
+        block.focus()
+        await pilot.press("1")
+        await turn_done(pilot, app, seen, 5)
+        assert not (app.workdir / "scratch").exists()
+        assert "ToolFinished" in kinds(seen, mark)
+
+        # /compress: the timeline gets an entry with tokens before and after.
+        mark = len(seen)
+        await say(pilot, app, "/compress the deploy")
+        assert await pause_until(
+            pilot, lambda: "CompressionFinished" in kinds(seen, mark) or "Notice" in kinds(seen, mark), 600
+        )
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "CompressionFinished" in kinds(seen, mark), [
+            getattr(m, "text", "") for m in seen[mark:] if isinstance(m, messages.Notice)
+        ]
+        assert main.compression.count >= 1
+        record = main.compression.records[-1]
+        assert record.finished is not None and record.finished.tokens_after < record.tokens_before
+
+        # A slow reply, interrupted with ctrl+c: the turn ends early and the app is idle again.
+        mark = len(seen)
+        await say(pilot, app, "tell me a long story")
+        assert await pause_until(pilot, lambda: kinds(seen, mark).count("TextDelta") >= 3, rounds=600)
+        await pilot.press("ctrl+c")
+        assert await pause_until(pilot, lambda: not app.turn_running, rounds=600)
+        await app.workers.wait_for_complete()
+        flow = kinds(seen, mark)
+        assert "InterruptRequested" in flow or "TurnAborted" in flow
+        assert flow.count("TextDelta") < len("Once upon a time there was a navbar. " * 60) // 4
+        ours = {app.session_id, *main.compression.lineage}
+
+        # /new ends this session; the sessions screen finds it again and resumes it.
+        mark = len(seen)
+        await say(pilot, app, "/new")
+        assert await pause_until(
+            pilot, lambda: any(isinstance(m, messages.AgentReady) for m in seen[mark:]), rounds=600
+        )
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.session_id not in ours
+        await pilot.press("ctrl+r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert type(screen).__name__ == "SessionsScreen"
+        await pilot.press(*"navbar", "enter")
+        assert await pause_until(pilot, lambda: screen.mode == "search" and not screen.loading, 400)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.rows, "the search found nothing"
+        mark = len(seen)
+        if app.focused is not screen.options:  # tab from the search box to the list
+            await pilot.press("tab")
+        assert app.focused is screen.options
+        await pilot.press("r")
+        assert await pause_until(
+            pilot, lambda: any(isinstance(m, messages.SessionOpened) and m.resumed for m in seen[mark:]), 600
+        )
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is main
+        opened = [m for m in seen[mark:] if isinstance(m, messages.SessionOpened) and m.resumed][-1]
+        assert opened.session_id in ours, (opened.session_id, ours)
+        assert app.session_id == opened.session_id
