@@ -32,8 +32,10 @@ async def test_the_demo_plays_to_its_end_through_the_workstation(tmp_path: Path)
     try:
         async with app.run_test(size=(140, 45)) as pilot:
             deadline = time.monotonic() + 240
+            compressions_seen = 0  # the count is per session: the demo's last step starts a new one
             while not app.finished and time.monotonic() < deadline:
                 await pilot.pause(0.2)
+                compressions_seen = max(compressions_seen, app.main_screen.status.state.compressions)
             assert app.finished, f"the demo stopped after {app.steps_played} steps"
             assert app.report is not None
             failed = [r.check.describe() for r in app.report.checks if not r.ok]
@@ -42,7 +44,7 @@ async def test_the_demo_plays_to_its_end_through_the_workstation(tmp_path: Path)
             prompt = app.main_screen.prompt
             said = [step.text for step in workspace.script.steps if step.kind == "say"]
             assert prompt.history[-len(said) :] == said, "every user message went through the input"
-            assert app.main_screen.status.state.compressions >= 1, "the compression reached the status bar"
+            assert compressions_seen >= 1, "the compression reached the status bar"
             assert app.main_screen.status.state.model == workspace.script.model.model
             # After the end, space and n are plain keys again: the person types in the demo home.
             prompt.input.focus()
