@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
+
+# Times the panes draw (journal rows, the compression timeline) come out the same in every zone.
+os.environ["TZ"] = "UTC"
+time.tzset()
 
 CREDENTIAL_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET")
 

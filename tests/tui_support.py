@@ -88,6 +88,9 @@ def make_home(config_text: str = "") -> Home:
     return home
 
 
+FIXED_WALL_TIME = 1_767_268_800.0  # 2026-01-01 12:00 UTC: times drawn by the panes do not change per run
+
+
 def make_app(
     config_text: str = "",
     *,
@@ -102,7 +105,7 @@ def make_app(
         agent=agent,
         workdir=Path(os.environ["HOME"]) / "code" / "site",
         clock=clock or FixedClock(),
-        **kwargs,
+        **{"wall_clock": lambda: FIXED_WALL_TIME, **kwargs},
     )
     app.animation_level = "none"
     return app
