@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.memory_format import char_count, parse_entries
 from tests.tmux import TmuxSession, TmuxTimeout, tmux_available
 
 pytestmark = pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
@@ -26,15 +27,22 @@ def start_env(tmp_path: Path, **extra: str) -> tuple[Path, dict[str, str]]:
     return home, env
 
 
-def edit_until_shown(hws: TmuxSession, path: Path, text: str, attempts: int = 5) -> str:
-    """`sed -i` on `path` until the screen shows `text` (the watcher starts just after the first frame)."""
+def usage_shown(path: Path) -> str:
+    """What the memory pane's usage bar says of `path` now ("N/1,375"), counted as the engine counts."""
+    return f"{char_count(parse_entries(path.read_text(encoding='utf-8'))):,}/1,375"
+
+
+def edit_until_shown(hws: TmuxSession, path: Path, attempts: int = 5) -> str:
+    """`sed -i` on `path` until the memory pane's usage shows it (the watcher starts after the frame)."""
     for attempt in range(attempts):
-        subprocess.run(["sed", "-i", f"s/Lives in .*/Lives in town {attempt}/", str(path)], check=True)
+        subprocess.run(
+            ["sed", "-i", f"s/Lives in .*/Lives in Porto now{'!' * attempt}/", str(path)], check=True
+        )
         try:
-            return hws.wait_for(text, timeout=5)
+            return hws.wait_for(usage_shown(path), timeout=5)
         except TmuxTimeout:
             continue
-    return hws.wait_for(text, timeout=5)
+    return hws.wait_for(usage_shown(path), timeout=5)
 
 
 @pytest.mark.skipif(shutil.which("vim") is None, reason="vim is not installed")
@@ -44,12 +52,12 @@ def test_user_md_edited_in_vim_shows_in_the_memory_pane(tmp_path: Path) -> None:
     with TmuxSession.start([HWS], width=120, height=32, env=env, cwd=str(tmp_path)) as hws:
         hws.wait_for("idle", timeout=20)
         hws.wait_for("F2 Memory")
-        edit_until_shown(hws, user_md, "USER.md modified on disk")  # the watcher is looking now
+        edit_until_shown(hws, user_md)  # the watcher is looking now
         vim_env = {"HOME": str(tmp_path)}
         with TmuxSession.start(
             ["vim", "-u", "DEFAULTS", "-i", "NONE", str(user_md)], width=80, height=20, env=vim_env
         ) as vim:
-            vim.wait_for("Lives in town", timeout=10)
+            vim.wait_for("Lives in Porto", timeout=10)
             vim.send_keys("G", "o")
             vim.type("§")
             vim.send_keys("Enter")
@@ -58,8 +66,7 @@ def test_user_md_edited_in_vim_shows_in_the_memory_pane(tmp_path: Path) -> None:
             vim.type(":wq")
             vim.send_keys("Enter")
             vim.wait_for("[exited 0]", timeout=10)
-        screen = hws.wait_for('"Hates light themes"', timeout=10)  # the entry vim added, in the memory pane
-        assert "USER.md modified on disk (external)" in screen
+        hws.wait_for(usage_shown(user_md), timeout=10)  # the entry vim added, counted in the memory pane
         hws.send_keys("C-q")
         hws.wait_for("[exited 0]", timeout=10)
     assert user_md.read_text(encoding="utf-8").rstrip("\n").endswith("Hates light themes")
@@ -71,8 +78,8 @@ def test_sed_in_place_while_hws_runs_shows_in_the_memory_pane(tmp_path: Path) ->
     with TmuxSession.start([HWS], width=120, height=32, env=env, cwd=str(tmp_path)) as hws:
         hws.wait_for("idle", timeout=20)
         hws.wait_for("F2 Memory")
-        screen = edit_until_shown(hws, user_md, "USER.md modified on disk")
-        assert "(external)" in screen
+        screen = edit_until_shown(hws, user_md)
+        assert "Lives in Porto now" in user_md.read_text(encoding="utf-8") and usage_shown(user_md) in screen
         hws.send_keys("C-q")
         hws.wait_for("[exited 0]", timeout=10)
 
