@@ -5,6 +5,7 @@ Accept changes with `pytest tests/test_snapshots.py --snapshot-update` after loo
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from engine import events
@@ -12,6 +13,9 @@ from tests.tui_support import MODEL_CONFIG, SESSION, make_app
 from tui import messages
 
 SMALL, LARGE = (80, 24), (160, 48)
+# A working folder whose path is the same in every run (a tmp path varies with the worker and the
+# test name, and the budget pane counts its tokens); it is only named, never read.
+STABLE_WORKDIR = Path("/srv/hws-snapshots/site")
 
 REPLY = (
     "The navbar is in place; **dark** background as you asked.\n\n"
@@ -62,19 +66,23 @@ async def play_session(pilot: Any) -> None:
 
 
 def test_empty_home_without_a_model_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(make_app(), terminal_size=SMALL, run_before=freeze)
+    assert snap_compare(make_app(workdir=STABLE_WORKDIR), terminal_size=SMALL, run_before=freeze)
 
 
 def test_empty_home_without_a_model_160x48(snap_compare) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(make_app(), terminal_size=LARGE, run_before=freeze)
+    assert snap_compare(make_app(workdir=STABLE_WORKDIR), terminal_size=LARGE, run_before=freeze)
 
 
 def test_mid_session_160x48(snap_compare) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(make_app(MODEL_CONFIG), terminal_size=LARGE, run_before=play_session)
+    assert snap_compare(
+        make_app(MODEL_CONFIG, workdir=STABLE_WORKDIR), terminal_size=LARGE, run_before=play_session
+    )
 
 
 def test_mid_session_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(make_app(MODEL_CONFIG), terminal_size=SMALL, run_before=play_session)
+    assert snap_compare(
+        make_app(MODEL_CONFIG, workdir=STABLE_WORKDIR), terminal_size=SMALL, run_before=play_session
+    )
 
 
 def test_folded_budget_pane_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
@@ -83,7 +91,9 @@ def test_folded_budget_pane_80x24(snap_compare) -> None:  # type: ignore[no-unty
         await pilot.press("f3")
         await freeze(pilot)
 
-    assert snap_compare(make_app(MODEL_CONFIG), terminal_size=SMALL, run_before=show_budget)
+    assert snap_compare(
+        make_app(MODEL_CONFIG, workdir=STABLE_WORKDIR), terminal_size=SMALL, run_before=show_budget
+    )
 
 
 def test_tool_block_expanded_and_slash_completion_120x36(snap_compare) -> None:  # type: ignore[no-untyped-def]
@@ -93,8 +103,15 @@ def test_tool_block_expanded_and_slash_completion_120x36(snap_compare) -> None: 
         pilot.app.main_screen.prompt.set_text("/co")
         await freeze(pilot)
 
-    assert snap_compare(make_app(MODEL_CONFIG), terminal_size=(120, 36), run_before=expand)
+    assert snap_compare(
+        make_app(MODEL_CONFIG, workdir=STABLE_WORKDIR), terminal_size=(120, 36), run_before=expand
+    )
 
 
 def test_keys_screen_120x36(snap_compare) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(make_app(MODEL_CONFIG), terminal_size=(120, 36), run_before=freeze, press=["f12"])
+    assert snap_compare(
+        make_app(MODEL_CONFIG, workdir=STABLE_WORKDIR),
+        terminal_size=(120, 36),
+        run_before=freeze,
+        press=["f12"],
+    )

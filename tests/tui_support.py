@@ -103,9 +103,12 @@ def make_app(
         home,
         load_config(home.root),
         agent=agent,
-        workdir=Path(os.environ["HOME"]) / "code" / "site",
         clock=clock or FixedClock(),
-        **{"wall_clock": lambda: FIXED_WALL_TIME, **kwargs},
+        **{
+            "wall_clock": lambda: FIXED_WALL_TIME,
+            "workdir": Path(os.environ["HOME"]) / "code" / "site",
+            **kwargs,
+        },
     )
     app.animation_level = "none"
     return app

@@ -44,7 +44,7 @@ class PaneFeeds:
         def call_from_thread(self, callback: Any, *args: Any) -> Any: ...
 
     def init_feeds(self) -> None:
-        self.readers = Readers(self.home, self.config, self.workdir)
+        self.readers = Readers(self.home, self.config, self.workdir, self.wall_clock)
         self._reading_seq: dict[str, int] = dict.fromkeys(PANE_NAMES, 0)
 
     def _next(self, pane: str) -> int:

@@ -8,8 +8,11 @@ and everything may run in a thread: the files are read under the stores' own loc
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import re
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +38,7 @@ class Readers:
     home: Home
     config: Config
     workdir: Path
+    wall_clock: Callable[[], float] = time.time  # the date in the preview's session layer
     _memory: Memory | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _schema_tokens: dict[int, int] = field(default_factory=dict)
@@ -200,6 +204,7 @@ class Readers:
             snapshot=self.memory.load_snapshot() if "memory" in names else None,
             cwd=self.workdir,
             model=self.config.model_name,
+            started=dt.datetime.fromtimestamp(self.wall_clock()),
         )
         return prompt, self.schema_tokens(registry)
 
