@@ -8,7 +8,7 @@ import fcntl
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 
@@ -42,24 +42,41 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
             mode = path.stat().st_mode & 0o777
         except FileNotFoundError:
             mode = 0o600
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    replace_with(path, data, mode=mode)
+    _fsync_dir(path.parent)
+
+
+def replace_with(
+    path: Path,
+    data: bytes,
+    *,
+    mode: int | None = None,
+    tmp_prefix: str = "",
+    before_rename: Callable[[], None] | None = None,
+) -> None:
+    """The core of every write here: a temp file beside `path`, fsync, the self-write noted, rename.
+
+    `before_rename` may raise to stop the write; the temp file never stays, and an OSError becomes
+    a WriteError with a sentence. The folder is not fsynced (callers decide).
+    """
+    fd, tmp_name = tempfile.mkstemp(prefix=tmp_prefix or f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp_name, mode)
+        if mode is not None:
+            os.chmod(tmp_name, mode)
+        if before_rename is not None:
+            before_rename()
         _note_self_write(path, data)
         os.replace(tmp_name, path)
-    except OSError as exc:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)
-        raise WriteError(describe_os_error(exc, path)) from exc
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp_name)
+        if isinstance(exc, OSError):
+            raise WriteError(describe_os_error(exc, path)) from exc
         raise
-    _fsync_dir(path.parent)
 
 
 class Changed(WriteError):
@@ -88,24 +105,13 @@ def compare_and_replace(
     try:
         if mode is None:
             mode = os.fstat(old_fd).st_mode & 0o777 if old_fd >= 0 else 0o600
-        fd, tmp_name = tempfile.mkstemp(prefix=tmp_prefix or f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp_name, mode)
+
+        def unchanged() -> None:
             now = _read_fd(old_fd) if old_fd >= 0 else None
             if now != expected or (old_fd < 0 and path.exists()):
                 raise Changed(f"{path} was changed by another program while it was being written.")
-            _note_self_write(path, data)
-            os.replace(tmp_name, path)
-        except BaseException as exc:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_name)
-            if isinstance(exc, OSError):
-                raise WriteError(describe_os_error(exc, path)) from exc
-            raise
+
+        replace_with(path, data, mode=mode, tmp_prefix=tmp_prefix, before_rename=unchanged)
         if old_fd >= 0 and expected is not None:
             late = _read_fd(old_fd)
             if late != expected and late.startswith(expected):  # appended during the rename: keep it

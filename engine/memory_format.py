@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from engine import self_writes
-from engine.atomic import Changed, WriteError, compare_and_replace, describe_os_error
+from engine.atomic import Changed, compare_and_replace, replace_with
 
 DELIMITER = "\n§\n"
 FILES = {"memory": "MEMORY.md", "user": "USER.md"}
@@ -103,20 +99,7 @@ def write_memory_file(path: Path, text: str, expect: str | None = None) -> str |
     cut can then at worst bring back the previous version of the file, never a torn one.
     """
     if expect is None:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mem_", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(text.encode("utf-8"))
-                handle.flush()
-                os.fsync(handle.fileno())
-            self_writes.note(path, text)  # before the rename, so a watcher never sees it unannounced
-            os.replace(tmp, path)
-        except BaseException as exc:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            if isinstance(exc, OSError):
-                raise WriteError(describe_os_error(exc, path)) from exc
-            raise
+        replace_with(path, text.encode("utf-8"), tmp_prefix=".mem_")
         return text
     expected = expect.encode("utf-8") if expect or path.exists() else None
     try:
