@@ -13,10 +13,9 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from engine.sessions.records import content_text, decode_content
-from engine.sessions.snippets import Highlighter
+from engine.sessions.records import CONTENT_JSON_PREFIX, content_text, decode_content
 
 # Search budgets count the search thread's own CPU time: the work a query costs, which a loaded
 # machine (other processes, a test run on two cores) does not inflate as it inflates wall time.
@@ -54,24 +53,38 @@ class SearchFilters:
         return self.since is not None or self.until is not None or bool(self.session_ids)
 
 
-@dataclass
-class Row:
-    """A matching message as found by one query."""
+class SearchHit(NamedTuple):
+    """One matching message: where it is, a snippet with `>>>hits<<<`, and its score.
 
-    rowid: int
-    score: float
+    A named tuple rather than a frozen dataclass: a search builds dozens of them, and a frozen
+    dataclass costs five times as much to construct.
+    """
+
+    message_id: int
     session_id: str
     role: str
     timestamp: float
-    tool_name: str | None
     snippet: str
+    score: float
+    tool_name: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "message_id": self.message_id,
+            "session_id": self.session_id,
+            "role": self.role,
+            "timestamp": self.timestamp,
+            "snippet": self.snippet,
+            "score": round(self.score, 4),
+            "tool_name": self.tool_name,
+        }
 
 
 @dataclass
 class Found:
     """What a part of a search found, whether it stopped early, and how it searched."""
 
-    rows: list[Row] = field(default_factory=list)
+    rows: list[SearchHit] = field(default_factory=list)
     partial: bool = False
     plan: list[str] = field(default_factory=list)
 
@@ -160,9 +173,13 @@ class FtsQueries:
         return sql, params
 
     @staticmethod
-    def rows(raw: list[Any], marker: Highlighter) -> list[Row]:
-        """Rows of (id, score, session, role, time, tool, content), the content made a snippet."""
-        return [Row(r[0], float(r[1]), r[2], r[3], r[4], r[5], marker.snippet(_text(r))) for r in raw]
+    def rows(raw: list[Any]) -> list[SearchHit]:
+        """Hits from rows of (id, score, session, role, time, tool, content, [tool calls]).
+
+        The hit's snippet holds the message's whole text until the search has chosen its hits:
+        only those are made snippets (`Searcher`), not every row a plan read.
+        """
+        return [SearchHit(r[0], r[2], r[3], r[4], _text(r), float(r[1]), r[5]) for r in raw]
 
     def bm25(
         self,
@@ -172,15 +189,14 @@ class FtsQueries:
         limit: int,
         bounds: tuple[int, int],
         deadline: float | None,
-        marker: Highlighter,
-    ) -> list[Row]:
+    ) -> list[SearchHit]:
         """Best `limit` by bm25 among messages matching `expr` inside the id bounds."""
         # bm25() sorted by SQLite beats FTS5's own `ORDER BY rank` (a nested statement) on the few
         # hundred rows the planner lets through.
         sql, params = self._select(index, f"-bm25({index.table})", filters)
         sql += " ORDER BY 2 DESC LIMIT ?"
         raw = self.fetch(sql, [expr, *bounds, *params, limit], deadline)
-        return self.rows(raw, marker)
+        return self.rows(raw)
 
     def newest(
         self,
@@ -190,13 +206,12 @@ class FtsQueries:
         limit: int,
         bounds: tuple[int, int],
         deadline: float | None,
-        marker: Highlighter,
-    ) -> list[Row]:
+    ) -> list[SearchHit]:
         """The newest `limit` messages matching `expr` inside the id bounds."""
         sql, params = self._select(index, "0.0", filters)
         sql += f" ORDER BY {index.table}.rowid DESC LIMIT ?"
         raw = self.fetch(sql, [expr, *bounds, *params, limit], deadline)
-        return self.rows(raw, marker)
+        return self.rows(raw)
 
     def newest_in_chunks(
         self,
@@ -206,7 +221,6 @@ class FtsQueries:
         limit: int,
         bounds: tuple[int, int],
         deadline: float,
-        marker: Highlighter,
         chunk: int = 0,
     ) -> Found:
         """Newest matches one id window at a time, so a deadline keeps what was already found.
@@ -230,7 +244,7 @@ class FtsQueries:
             except Interrupted:
                 found.partial = True
                 break
-            found.rows.extend(self.rows(raw[::-1][: limit - len(found.rows)], marker))
+            found.rows.extend(self.rows(raw[::-1][: limit - len(found.rows)]))
             top = bottom - 1
             size = size if chunk else size * 2
         return found
@@ -243,8 +257,7 @@ class FtsQueries:
         limit: int,
         bounds: tuple[int, int],
         deadline: float,
-        marker: Highlighter,
-    ) -> list[Row]:
+    ) -> list[SearchHit]:
         """The newest messages holding a 1- or 2-character CJK string.
 
         Every character of an indexed text starts a trigram, so the trigrams that begin with
@@ -267,7 +280,7 @@ class FtsQueries:
             raw = self.fetch(sql, [prefix, prefix + "\U0010ffff", *bounds, *filter_params, limit], deadline)
             if len(raw) >= limit:
                 break
-        return self.rows(raw, marker)
+        return self.rows(raw)
 
     def instance_vocab(self, index: FtsIndex) -> str:
         """A per-connection fts5vocab table listing every (term, message) of `index`."""
@@ -287,7 +300,6 @@ class FtsQueries:
         limit: int,
         bounds: tuple[int, int],
         deadline: float,
-        marker: Highlighter,
         rowids_from: str | None = None,
     ) -> Found:
         """Newest messages containing any needle; `rowids_from` limits the scan to that table's ids."""
@@ -315,7 +327,7 @@ class FtsQueries:
             except Interrupted:
                 found.partial = True
                 break
-            found.rows.extend(self.rows(raw, marker))
+            found.rows.extend(self.rows(raw))
             top, size = bottom - 1, size * 2
         return found
 
@@ -372,7 +384,9 @@ def plain(content: Any) -> str:
 
 def _text(row: Sequence[Any]) -> str:
     """The text to show for a hit: the content, or the tool calls when that is all there is."""
-    text = plain(row[6])
+    text = row[6]
+    if type(text) is not str or text.startswith(CONTENT_JSON_PREFIX):  # plain text is the common case
+        text = plain(text)
     if not text.strip() and len(row) > 7 and row[7]:
         return str(row[7])
     return text

@@ -19,11 +19,9 @@ which tells how many it matches (exactly, or estimated from their density), then
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +31,13 @@ from engine.sessions.fts import (
     FtsIndex,
     FtsQueries,
     Interrupted,
-    Row,
     SearchFilters,
+    SearchHit,
     clock,
 )
 from engine.sessions.opening import read_only_uri
 from engine.sessions.query import ParsedQuery, Term, quote
+from engine.sessions.search_thread import SearchThread
 from engine.sessions.snippets import Highlighter
 
 RRF_K = 60  # reciprocal-rank fusion constant for merging separately ranked lists
@@ -47,30 +46,6 @@ PLAN_SHARE = 0.6  # share of the time budget for counting and ranking; the rest 
 RETRY_BUDGET_FACTOR = 10  # a search that found nothing within its budget tries again with this much more
 PROGRESS_STEPS = 20000  # SQLite VM steps between checks of a search's deadline
 PHRASE_CHUNK_MATCHES = 500  # matches of its rarest word per window when a phrase is read newest first
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    """One matching message: where it is, a snippet with `>>>hits<<<`, and its score."""
-
-    message_id: int
-    session_id: str
-    role: str
-    timestamp: float
-    snippet: str
-    score: float
-    tool_name: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "message_id": self.message_id,
-            "session_id": self.session_id,
-            "role": self.role,
-            "timestamp": self.timestamp,
-            "snippet": self.snippet,
-            "score": round(self.score, 4),
-            "tool_name": self.tool_name,
-        }
 
 
 @dataclass(frozen=True)
@@ -124,7 +99,7 @@ class Searcher:
         self.budget_s = float(settings["search_budget_ms"]) / 1000
         self.retry_budget_s = self.budget_s * RETRY_BUDGET_FACTOR
         self.busy_timeout_ms = int(settings["busy_timeout_ms"])
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hws-search")
+        self._thread = SearchThread()
         self._q: FtsQueries | None = None  # created in the search thread, used only there
 
     async def search(self, query: ParsedQuery, filters: SearchFilters, limit: int) -> SearchResult:
@@ -133,13 +108,10 @@ class Searcher:
         The whole plan (counts, ranking, fills) runs in one hop to the search thread, on a
         read-only connection of its own: WAL lets it read while the store's connection writes.
         """
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._thread, self._search, query, filters, limit)
+        return await self._thread.run(self._search, query, filters, limit)
 
     async def close(self) -> None:
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._thread, self._disconnect)
-        self._thread.shutdown(wait=True)
+        await self._thread.stop(last=self._disconnect)
 
     @property
     def q(self) -> FtsQueries:
@@ -177,18 +149,15 @@ class Searcher:
             bounds = self.q.bounds(filters)
             if bounds is None:
                 return SearchResult(query=query, hits=(), plan=("no messages in the filtered range",))
-        marker = Highlighter(query.terms)
         parts: list[Found] = []
         for index, units, needles in self._split(query):
             if index is not None and units:
-                parts.append(self._search_index(index, units, query, filters, limit, bounds, budget, marker))
+                parts.append(self._search_index(index, units, query, filters, limit, bounds, budget))
             if needles:
-                parts.append(self.q.substring_scan(needles, filters, limit, bounds, budget.final, marker))
-        rows = _fuse([p.rows for p in parts if p.rows], limit)
-        hits = tuple(
-            SearchHit(r.rowid, r.session_id, r.role, r.timestamp, r.snippet, r.score, r.tool_name)
-            for r in rows
-        )
+                parts.append(self.q.substring_scan(needles, filters, limit, bounds, budget.final))
+        chosen = _fuse([p.rows for p in parts if p.rows], limit)
+        snippet = Highlighter(query.terms).snippet  # until now a hit's snippet held its whole text
+        hits = tuple(SearchHit(h[0], h[1], h[2], h[3], snippet(h[4]), h[5], h[6]) for h in chosen)
         plan = tuple(step for p in parts for step in p.plan)
         return SearchResult(query=query, hits=hits, partial=any(p.partial for p in parts), plan=plan)
 
@@ -233,27 +202,26 @@ class Searcher:
         limit: int,
         bounds: tuple[int, int],
         budget: _Budget,
-        marker: Highlighter,
     ) -> Found:
         found = Found()
         short = [u for u in units if index.trigram and len(u.label) <= 2]
         ready = [u for u in units if u not in short]
         if short:
-            found.add(self._short_cjk(index, short, filters, limit, bounds, budget, marker))
+            found.add(self._short_cjk(index, short, filters, limit, bounds, budget))
         if not ready:
             return found
         if query.boolean:
             expr = ready[0].expr
-            found.add(self.q.newest_in_chunks(index, expr, filters, limit, bounds, budget.final, marker))
+            found.add(self.q.newest_in_chunks(index, expr, filters, limit, bounds, budget.final))
             found.plan.append(f"{index.table}: boolean query, newest matches first")
             return found
         try:
-            ranked = self._rank(index, ready, filters, limit, bounds, budget, marker)
+            ranked = self._rank(index, ready, filters, limit, bounds, budget)
         except Interrupted:
             ranked = None
         if ranked is None:
             expr = " OR ".join(f"({u.expr})" for u in ready)
-            found.add(self.q.newest_in_chunks(index, expr, filters, limit, bounds, budget.final, marker))
+            found.add(self.q.newest_in_chunks(index, expr, filters, limit, bounds, budget.final))
             found.plan.append(f"{index.table}: over the planning budget, newest matches first")
             return found
         found.add(ranked)
@@ -267,17 +235,16 @@ class Searcher:
         limit: int,
         bounds: tuple[int, int],
         budget: _Budget,
-        marker: Highlighter,
     ) -> Found:
         found = Found()
         lists = []
         for unit in units:
             try:
-                rows = self.q.short_cjk(index, unit.label, filters, limit, bounds, budget.final, marker)
+                rows = self.q.short_cjk(index, unit.label, filters, limit, bounds, budget.final)
                 found.plan.append(f"{index.table}: newest occurrences of {unit.label} (trigram vocabulary)")
             except Interrupted:
                 scan = self.q.substring_scan(
-                    [unit.label], filters, limit, bounds, budget.final, marker, index.docsize
+                    [unit.label], filters, limit, bounds, budget.final, index.docsize
                 )
                 found.partial |= scan.partial
                 found.plan.extend(scan.plan)
@@ -327,7 +294,6 @@ class Searcher:
         limit: int,
         bounds: tuple[int, int],
         budget: _Budget,
-        marker: Highlighter,
     ) -> Found:
         """Count the units, rank what is cheap to rank, and find phrases of common words newest first."""
         table = index.table
@@ -351,15 +317,13 @@ class Searcher:
         found = Found()
         rankable = [u for u in units if not u.words] + cheap
         if rankable:
-            found.add(self._rank_units(index, rankable, common_at, filters, limit, bounds, budget, marker))
+            found.add(self._rank_units(index, rankable, common_at, filters, limit, bounds, budget))
         if costly:
             expr = " OR ".join(f"({u.expr})" for u in costly)
             span = max(1, high - bounds[0] + 1)
             density = max(rarest[id(u)] for u in costly) / span
             chunk = max(FIRST_CHUNK, int(PHRASE_CHUNK_MATCHES / max(density, 1e-9)))
-            newest = self.q.newest_in_chunks(
-                index, expr, filters, limit, bounds, budget.final, marker, chunk=chunk
-            )
+            newest = self.q.newest_in_chunks(index, expr, filters, limit, bounds, budget.final, chunk=chunk)
             names = ", ".join(u.label for u in costly)
             found.plan.append(f"{table}: phrase of frequent words ({names}), newest matches first")
             found.partial |= newest.partial
@@ -375,7 +339,6 @@ class Searcher:
         limit: int,
         bounds: tuple[int, int],
         budget: _Budget,
-        marker: Highlighter,
     ) -> Found:
         table = index.table
         live = [u for u in units if u.count]
@@ -398,45 +361,45 @@ class Searcher:
             expr = core
             if boosters:
                 expr = f"({core}) AND ({core} OR {' OR '.join(f'({u.expr})' for u in boosters)})"
-            found.rows = self.q.bm25(index, expr, filters, limit, bounds, budget.plan, marker)
+            found.rows = self.q.bm25(index, expr, filters, limit, bounds, budget.plan)
             names = ", ".join(u.label for u in anchors)
             found.plan.append(f"{table}: bm25 over every match of {names}{ignored}")
         elif useful:
             floor = max(u.window_floor for u in useful)
             expr = " OR ".join(f"({u.expr})" for u in useful)
-            found.rows = self.q.bm25(index, expr, filters, limit, (floor, bounds[1]), budget.plan, marker)
+            found.rows = self.q.bm25(index, expr, filters, limit, (floor, bounds[1]), budget.plan)
             found.plan.append(f"{table}: bm25 over the newest matches (from message {floor}){ignored}")
         else:
             expr = " AND ".join(f"({u.expr})" for u in common)
-            found.rows = self.q.newest(index, expr, filters, limit, bounds, budget.plan, marker)
+            found.rows = self.q.newest(index, expr, filters, limit, bounds, budget.plan)
             found.plan.append(f"{table}: only common terms, newest matches first")
         if len(found.rows) < limit and (boosters or common or not anchors) and len(live) + bool(anchors) > 1:
             # Too few hits (filters, or terms outside the ranked set): add the newest of the rest.
-            seen = {r.rowid for r in found.rows}
+            seen = {r.message_id for r in found.rows}
             expr = " OR ".join(f"({u.expr})" for u in live)
             try:
-                more = self.q.newest(index, expr, filters, limit + len(seen), bounds, budget.final, marker)
+                more = self.q.newest(index, expr, filters, limit + len(seen), bounds, budget.final)
             except Interrupted:
                 found.partial = True
                 return found
-            extra = [r for r in more if r.rowid not in seen][: limit - len(found.rows)]
+            extra = [r for r in more if r.message_id not in seen][: limit - len(found.rows)]
             if extra:
                 found.rows.extend(extra)
                 found.plan.append(f"{table}: {len(extra)} more from the newest matches of any term")
         return found
 
 
-def _fuse(lists: list[list[Row]], limit: int) -> list[Row]:
+def _fuse(lists: list[list[SearchHit]], limit: int) -> list[SearchHit]:
     """One list as it is; several fused by reciprocal rank, so a message found by both ranks first."""
     if not lists:
         return []
     if len(lists) == 1:
         return lists[0][:limit]
-    fused: dict[int, tuple[float, Row]] = {}
+    fused: dict[int, tuple[float, SearchHit]] = {}
     for rows in lists:
         for rank, row in enumerate(rows):
             score = 1.0 / (RRF_K + rank + 1)
-            previous = fused.get(row.rowid)
-            fused[row.rowid] = ((previous[0] if previous else 0.0) + score, row)
+            previous = fused.get(row.message_id)
+            fused[row.message_id] = ((previous[0] if previous else 0.0) + score, row)
     ordered = sorted(fused.values(), key=lambda pair: -pair[0])
-    return [replace(row, score=score) for score, row in ordered[:limit]]
+    return [row._replace(score=score) for score, row in ordered[:limit]]

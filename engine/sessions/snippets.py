@@ -54,30 +54,48 @@ class Highlighter:
         lowered = text.lower()
         if len(lowered) != len(text):  # a few characters lowercase to two; keep offsets aligned
             lowered = "".join(ch.lower()[0] for ch in text)
-        found = [at for at in (lowered.find(anchor) for anchor in self.anchors) if at >= 0]
-        if not found or self.pattern is None:
+        first = -1
+        for anchor in self.anchors:
+            at = lowered.find(anchor)
+            if at >= 0 and (at < first or first < 0):
+                first = at
+        size = len(text)
+        if first < 0 or self.pattern is None:
             head = text[: 2 * width]
-            return " ".join(head.split()) + (ELLIPSIS if len(text) > len(head) else "")
-        first = min(found)
-        start, end = max(0, first - width), min(len(text), first + width)
-        if start:
+            return _collapse(head) + (ELLIPSIS if size > len(head) else "")
+        start, end = first - width, first + width
+        if start > 0:
             space = text.find(" ", start, first)
             start = space + 1 if space >= 0 else start
-        if end < len(text):
+        else:
+            start = 0
+        if end < size:
             space = text.rfind(" ", first, end)
             end = space if space > first else end
-        marked = self._mark(text, lowered, start, end)
-        return (ELLIPSIS if start else "") + " ".join(marked.split()) + (ELLIPSIS if end < len(text) else "")
+        else:
+            end = size
+        marked = _collapse(self._mark(text, lowered, start, end))
+        return (ELLIPSIS if start else "") + marked + (ELLIPSIS if end < size else "")
 
     def _mark(self, text: str, lowered: str, start: int, end: int) -> str:
         assert self.pattern is not None
         pieces: list[str] = []
         last = start
         for match in self.pattern.finditer(lowered, start, end):
-            at = match.start()
-            if at > 0 and lowered[at - 1].isalnum() and not is_cjk(lowered[at]):
+            at, stop = match.span()
+            if at and lowered[at - 1].isalnum() and not is_cjk(lowered[at]):
                 continue  # inside a word: "class" in "subclass"
-            pieces += (text[last:at], OPEN, text[at : match.end()], CLOSE)
-            last = match.end()
+            pieces += (text[last:at], OPEN, text[at:stop], CLOSE)
+            last = stop
+        if not pieces:
+            return text[start:end]
         pieces.append(text[last:end])
         return "".join(pieces)
+
+
+def _collapse(text: str) -> str:
+    """`text` with each run of whitespace made one space, and none at either end."""
+    if "  " in text or "\n" in text or not text.isprintable():
+        # isprintable() is False for every whitespace character but the plain space.
+        return " ".join(text.split())
+    return text.strip()
