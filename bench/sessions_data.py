@@ -16,6 +16,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.config import defaults
+from engine.sessions import upkeep
+
 _SYLLABLE_TEXT = "ka to ri mel van dor sil pra nu ex qua lin bo ter zen mo ga fi ros tel un am ber co dy ish"
 _SYLLABLES = _SYLLABLE_TEXT.split()
 HANZI = (
@@ -69,12 +72,22 @@ def messages(corpus: Corpus, count: int, seed: int = 11, cjk_share: float = 0.05
         yield " ".join(parts)
 
 
-def fill(path: Path, sessions: int, per_session: int, corpus: Corpus, seed: int = 11) -> int:
+def fill(
+    path: Path,
+    sessions: int,
+    per_session: int,
+    corpus: Corpus,
+    seed: int = 11,
+    upkeep_ms: list[float] | None = None,
+) -> int:
     """Add `sessions` x `per_session` messages to a created store, one transaction per message.
 
     One commit per message is how the store writes, and it shapes the FTS index (one segment per
     commit, merged as it grows), so the figures are those of a database grown message by message.
+    After each session the index upkeep a closing store runs is run with the default settings, as
+    when `hws run` closes the store after its session; its times go to `upkeep_ms`.
     """
+    settings = defaults().sessions
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA synchronous = NORMAL")
     texts = messages(corpus, sessions * per_session, seed=seed)
@@ -95,6 +108,15 @@ def fill(path: Path, sessions: int, per_session: int, corpus: Corpus, seed: int 
                     (session_id, "user" if m % 2 == 0 else "assistant", next(texts), began + m * 30),
                 )
                 written += 1
+            began_upkeep = time.perf_counter()
+            upkeep.tidy(
+                conn,
+                float(settings["index_upkeep_ms"]) / 1000,
+                max_segments=int(settings["index_max_segments"]),
+                pages=int(settings["index_merge_pages"]),
+            )
+            if upkeep_ms is not None:
+                upkeep_ms.append((time.perf_counter() - began_upkeep) * 1000)
     finally:
         conn.close()
     return written

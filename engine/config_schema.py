@@ -180,6 +180,15 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             choices=("normal", "full"),
         ),
         "search_hits": S(50, "Message hits gathered before grouping them by conversation.", 1, 500),
+        "index_upkeep_ms": S(
+            200,
+            "Milliseconds a closing session store may spend merging its search index (0: never).",
+            0,
+        ),
+        "index_max_segments": S(
+            6, "Pieces a search index may hold before upkeep merges them all into one.", 1
+        ),
+        "index_merge_pages": S(64, "Index pages one upkeep step merges (its own transaction).", 1),
         "search_rank_rows": S(
             300, "Matches ranked by bm25 over all history when a query's rarest words have this many.", 10
         ),

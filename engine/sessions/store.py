@@ -31,7 +31,7 @@ import aiosqlite
 
 from engine.config_schema import SCHEMA
 from engine.redact import Redactor
-from engine.sessions import opening, schema
+from engine.sessions import opening, schema, upkeep
 from engine.sessions.errors import SessionNotFound, StoreCorrupt, StoreError, StoreReadOnly, TitleConflict
 from engine.sessions.fts import FtsIndex, SearchFilters
 from engine.sessions.ids import (
@@ -97,6 +97,7 @@ class SessionStore(LineageMixin):
         self.info = info
         self.settings = settings
         self._known_sessions: set[str] = set()
+        self.last_upkeep: upkeep.Tidied | None = None  # what the index upkeep at close did
         # One statement (or transaction) at a time from this store's coroutines, so a write never
         # lands inside another's BEGIN ... COMMIT.
         self._lock = asyncio.Lock()
@@ -188,7 +189,7 @@ class SessionStore(LineageMixin):
         return info
 
     async def close(self) -> None:
-        """Checkpoint the WAL into the main file (best effort) and close."""
+        """Checkpoint the WAL into the main file (best effort), close, then tidy the search index."""
         await self.searcher.close()
         async with self._lock:
             try:
@@ -197,6 +198,22 @@ class SessionStore(LineageMixin):
             except sqlite3.Error:
                 pass
             await self._conn.close()
+            budget_s = float(self.settings["index_upkeep_ms"]) / 1000
+            if budget_s > 0 and not self.read_only and self._ours_usable():
+                self.last_upkeep = await asyncio.to_thread(self._tidy, budget_s)
+
+    def _tidy(self, budget_s: float) -> upkeep.Tidied | None:
+        """Index upkeep on a connection of its own; any failure leaves the index as it was."""
+        try:
+            return upkeep.tidy_file(
+                str(self.path),
+                budget_s,
+                max_segments=int(self.settings["index_max_segments"]),
+                pages=int(self.settings["index_merge_pages"]),
+                busy_timeout_ms=int(self.settings["busy_timeout_ms"]),
+            )
+        except sqlite3.Error:
+            return None  # another process writing, a full disk: the next close tries again
 
     async def __aenter__(self) -> SessionStore:
         return self
