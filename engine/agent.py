@@ -34,14 +34,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.agent_compression import CompressionMixin
+from engine.agent_lifecycle import LifecycleMixin, SessionTotals
 from engine.agent_review import ReviewMixin
-from engine.agent_session import AgentBusy, AgentError, open_session, open_store
+from engine.agent_session import AgentBusy, AgentError
 from engine.events import (
     ErrorEvent,
     Event,
     NudgeFired,
     ReasoningDelta,
-    SessionChanged,
     Status,
     TextDelta,
     ToolCalled,
@@ -53,7 +53,6 @@ from engine.events import (
 from engine.history import MISSING_RESULT
 from engine.nudges import NudgeTracker
 from engine.prompt import SystemPrompt
-from engine.prompt_build import tool_schema_tokens
 from engine.redact import Redactor, StreamRedactor, redact_event
 from engine.tool_loop import assistant_entry, tool_entry
 from engine.tools import ApprovalRequest, Decision, ToolContext, ToolError, ToolRegistry, parse_arguments
@@ -73,17 +72,6 @@ INTERRUPTED_RESULT = "Interrupted by the user before this call finished."
 
 
 @dataclass
-class SessionTotals:
-    """What this agent's calls cost so far (all sessions of the chain), for a status bar."""
-
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    last_prompt_tokens: int = 0
-
-
-@dataclass
 class _TurnState:
     text: str
     iterations: int = 0
@@ -100,7 +88,7 @@ def create_agent(home: Home, config: Config, **options: Any) -> Agent:
     return Agent(home, config, **options)
 
 
-class Agent(CompressionMixin, ReviewMixin):
+class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
     """One conversation. Construct anywhere; the first `run_turn` (or `start`) opens the session."""
 
     def __init__(
@@ -172,146 +160,6 @@ class Agent(CompressionMixin, ReviewMixin):
         self.nudges = NudgeTracker(  # made anew for each session
             int(config.memory.nudge_interval), int(config.skills.creation_nudge_tool_calls)
         )
-
-    # -- opening and closing --------------------------------------------------------------------
-
-    async def start(self) -> str:
-        """Open the store and the session (new, or the one to resume); returns the session id."""
-        if self._start_lock is None:
-            self._start_lock = asyncio.Lock()
-        async with self._start_lock:
-            if not self._started:
-                try:
-                    await self._open()
-                except BaseException:
-                    if self.store is not None:  # a half-open session leaves nothing behind
-                        await self.store.close()
-                        self.store = None
-                    raise
-                self._started = True
-        return self.session_id
-
-    async def _open(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._loop_thread = threading.get_ident()
-        self.store = await open_store(self.home, self.config)
-        self._schema_tokens = tool_schema_tokens(self.registry.schemas(), self.exact_tokens)
-        await self._open_session(self._resume)
-
-    async def _open_session(self, resume: str | None) -> None:
-        """Load memory and skills as the home holds them now and open (or resume) a session on them."""
-        from engine.memory import Memory
-        from engine.skills.tiers import SessionTiers
-        from engine.skills.tools import SkillTools
-
-        self.memory = await asyncio.to_thread(Memory, self.home, self.config)
-        self.skills = SkillTools(
-            self.home, self.config, tiers=SessionTiers(""), session_id="", who="agent", emit=self._emit_main
-        )
-        opened = await open_session(
-            self.store,
-            self.home,
-            self.config,
-            resume=resume,
-            source=self.source,
-            tool_names=self.registry.names,
-            memory=self.memory,
-            skills=self.skills,
-            cwd=self.cwd,
-            model=self.client.settings.model,
-            exact_tokens=self.exact_tokens,
-        )
-        self.history = opened.history
-        self.turns = sum(1 for m in opened.history if m.get("role") == "user")
-        self.nudges = NudgeTracker(
-            int(self.config.memory.nudge_interval), int(self.config.skills.creation_nudge_tool_calls)
-        )
-        if opened.resumed:
-            self.nudges.hydrate(opened.history)
-        self.ctx = ToolContext(
-            home=self.home,
-            config=self.config,
-            cwd=self.cwd,
-            approve=self._ask_user,
-            emit=self._emit_main,
-            yolo=self.yolo,
-            resources={
-                "memory": self.memory,
-                "skills": self.skills,
-                "sessions": self.store,
-                "summarizer": self._summarize,
-            },
-        )
-        self._use_session(opened.session_id, opened.prompt)
-        self.compressor = self._make_compressor()
-        if str(self.config.memory.provider or "").strip():  # the host module is not worth importing otherwise
-            from engine.providers.host import ProviderHost
-
-            self.host = ProviderHost.from_config(self.home, self.config, emit=self._emit_background)
-            if self.host is not None:
-                self.host.start(self.session_id)
-
-    async def new_session(self) -> AsyncIterator[Event]:
-        """End this session (`new_session`) and open a fresh one, whose prompt reads the home anew.
-
-        Memory written during the old session, skills created or edited, a changed SOUL.md: the new
-        session's frozen prompt has them all. Background reviews of the old session finish first.
-        """
-        if self.busy:
-            raise AgentBusy("A turn is running: interrupt it (ctrl+c) before starting a new session.")
-        await self.start()
-        old = self.session_id
-        if not await self.wait_background(float(self.config.review.wait_timeout)):
-            for task in self._background:
-                task.cancel()
-            await asyncio.gather(*self._background, return_exceptions=True)
-        if self.host is not None:
-            await asyncio.to_thread(self.host.close)
-            self.host = None
-        await self.store.end_session(old, "new_session")
-        self.totals = SessionTotals()
-        await self._open_session(None)
-        yield SessionChanged(self.session_id, old, "new_session")
-
-    def _use_session(self, session_id: str, prompt: SystemPrompt) -> None:
-        self.session_id = session_id
-        self.prompt = prompt
-        self._system_message = {"role": "system", "content": prompt.text}
-        self._usage_mark = None
-        self.skills.session_id = session_id
-        self.skills.tiers.session_id = session_id
-        assert self.ctx is not None
-        self.ctx.session_id = session_id
-
-    async def wait_background(self, timeout: float | None = None) -> bool:
-        """Wait for background reviews; True when none is left running."""
-        tasks = [t for t in self._background if not t.done()]
-        if not tasks:
-            return True
-        _done, pending = await asyncio.wait(tasks, timeout=timeout)
-        return not pending
-
-    async def close(self, end_reason: str | None = "cli_close") -> None:
-        """Finish background work (up to `review.wait_timeout`), end the session and release everything."""
-        if self._turn_task is not None and not self._turn_task.done():
-            self._turn_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._turn_task
-        if not await self.wait_background(float(self.config.review.wait_timeout)):
-            for task in self._background:
-                task.cancel()
-            await asyncio.gather(*self._background, return_exceptions=True)
-        if self.host is not None:
-            await asyncio.to_thread(self.host.close)
-        if self.store is not None:
-            if end_reason and self.session_id:
-                with contextlib.suppress(Exception):
-                    await self.store.end_session(self.session_id, end_reason)
-            await self.store.close()
-            self.store = None
-        await self.client.aclose()
-        if self.aux_client is not self.client:
-            await self.aux_client.aclose()
 
     # -- events -----------------------------------------------------------------------------------
 
