@@ -31,6 +31,7 @@ from typing import Any
 
 import yaml
 
+from engine import shipped_files
 from engine.model_server import Scenario, ScenarioError, parse_scenario
 
 DEMO_DIR = Path(__file__).parent / "scenarios"
@@ -118,27 +119,13 @@ def builtin_demos() -> list[str]:
 
 
 def resolve_demo_path(name_or_path: str | Path) -> Path:
-    path = Path(name_or_path).expanduser()
-    if path.is_file():
-        return path
-    shipped = DEMO_DIR / f"{name_or_path}.yaml"
-    if isinstance(name_or_path, str) and "/" not in name_or_path and shipped.is_file():
-        return shipped
-    names = ", ".join(builtin_demos())
-    raise DemoError(f"No demo file at {path}; give a path to a demo YAML file or one of: {names}.")
+    return shipped_files.resolve(name_or_path, DEMO_DIR, "demo", builtin_demos(), DemoError)
 
 
 def load_demo(name_or_path: str | Path = DEFAULT_DEMO) -> DemoScript:
     """Read and check a demo file (or a shipped demo by name)."""
     path = resolve_demo_path(name_or_path)
-    try:
-        if path.stat().st_size > MAX_DEMO_BYTES:
-            raise DemoError(f"{path} is larger than {MAX_DEMO_BYTES:,} bytes; a demo file should be small.")
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DemoError(f"{path} is not UTF-8 text (byte {exc.start}); save it as UTF-8.") from exc
-    except OSError as exc:
-        raise DemoError(f"Cannot read {path}: {exc.strerror}.") from exc
+    text = shipped_files.read_text(path, MAX_DEMO_BYTES, DemoError, "a demo file should be small")
     return parse_demo(text, source=str(path), name=path.stem)
 
 

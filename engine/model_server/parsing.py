@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from engine import shipped_files
 from engine.model_server.scenario import (
     BUILTIN_DIR,
     BUILTIN_KINDS,
@@ -73,27 +74,13 @@ def builtin_scenarios() -> list[str]:
 
 def resolve_scenario_path(name_or_path: str | Path) -> Path:
     """A file path as given, or the shipped scenario of that name."""
-    path = Path(name_or_path).expanduser()
-    if path.exists():
-        return path
-    builtin = BUILTIN_DIR / f"{name_or_path}.yaml"
-    if isinstance(name_or_path, str) and "/" not in name_or_path and builtin.exists():
-        return builtin
-    shipped = ", ".join(builtin_scenarios())
-    raise ScenarioError(f"No scenario file at {path}; give a path to a YAML file or one of: {shipped}.")
+    return shipped_files.resolve(name_or_path, BUILTIN_DIR, "scenario", builtin_scenarios(), ScenarioError)
 
 
 def load_scenario(name_or_path: str | Path) -> Scenario:
     """Read and check a scenario file (or a shipped scenario by name)."""
     path = resolve_scenario_path(name_or_path)
-    try:
-        if path.stat().st_size > MAX_SCENARIO_BYTES:
-            raise ScenarioError(f"{path} is larger than {MAX_SCENARIO_BYTES:,} bytes; split the scenario.")
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(f"{path} is not UTF-8 text (byte {exc.start}); save it as UTF-8.") from exc
-    except OSError as exc:
-        raise ScenarioError(f"Cannot read {path}: {exc.strerror}.") from exc
+    text = shipped_files.read_text(path, MAX_SCENARIO_BYTES, ScenarioError, "split the scenario")
     return parse_scenario(text, source=str(path), name=path.stem)
 
 
