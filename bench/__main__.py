@@ -1,7 +1,9 @@
 """`python -m bench`: run every `bench_*.py` module and print one table of figures.
 
 Each module has `run(options) -> list[Figure]`. The table is also written to
-`bench/results/latest.json` so figures can be compared across versions.
+`bench/results/latest.json` so figures can be compared across versions; running some suites
+replaces only their figures there, keeping the other suites' from earlier runs (each figure
+says when it was measured).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from pathlib import Path
 import bench
 from bench.common import Figure, Options
 
+RESULTS = Path(__file__).parent / "results"
+
 
 def modules(only: list[str]) -> list[str]:
     names = sorted(
@@ -25,6 +29,15 @@ def modules(only: list[str]) -> list[str]:
     if only:
         names = [n for n in names if any(o in n for o in only)]
     return names
+
+
+def earlier_figures(path: Path) -> list[dict[str, object]]:
+    """Figures of an earlier report (none when there is none, or it cannot be read)."""
+    try:
+        figures = json.loads(path.read_text(encoding="utf-8")).get("figures", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [f for f in figures if isinstance(f, dict)] if isinstance(figures, list) else []
 
 
 def render(rows: list[tuple[str, Figure]]) -> str:
@@ -58,14 +71,18 @@ def main(argv: list[str] | None = None) -> int:
         for fig in module.run(options):
             rows.append((suite, fig))
             print(f"  {fig.name}: {fig.value:,.3f} {fig.unit}", file=sys.stderr, flush=True)
+    measured = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     report = {
         "elapsed_s": round(time.perf_counter() - started, 1),
         "quick": args.quick,
-        "figures": [{"suite": s, **f.as_dict()} for s, f in rows],
+        "figures": [{"suite": s, "measured": measured, "quick": args.quick, **f.as_dict()} for s, f in rows],
     }
-    out = Path(__file__).parent / "results"
+    out = RESULTS
     out.mkdir(exist_ok=True)
-    (out / "latest.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    latest = out / "latest.json"
+    kept = [f for f in earlier_figures(latest) if f.get("suite") not in {s for s, _ in rows}]
+    saved = {**report, "figures": kept + report["figures"]}
+    latest.write_text(json.dumps(saved, indent=2), encoding="utf-8")
     if args.json:
         print(json.dumps(report, indent=2))
     else:
