@@ -225,11 +225,13 @@ class FtsQueries:
     ) -> Found:
         """Newest matches one id window at a time, so a deadline keeps what was already found.
 
-        Each window is read in ascending order and its newest rows kept: FTS5 walks a phrase
-        backwards until it finds a match, wherever that is, but forwards it stops at the window's
-        end. SQLite can only stop a statement between its own steps, not inside that walk, so
-        windows must also be small enough to finish quickly: `chunk` ids when the caller knows
-        how dense the query's rarest word is, else windows doubling from FIRST_CHUNK.
+        Each window is read in ascending order and its newest rows kept. For a phrase FTS5 honours
+        only the bound it starts from: a window costs a walk from its lower bound to the end of the
+        words' lists (measured on 1M messages: 1.1 ms for the newest tenth of the ids, 6.2 ms from
+        the first id), and SQLite can only stop a statement between its own steps, not inside that
+        walk. Windows therefore double in size, starting from `chunk` ids when the caller knows how
+        dense the query's rarest word is (else FIRST_CHUNK): the walks then add up to about twice
+        one walk over the ids searched, where windows of a fixed size would cost its square.
         """
         found = Found()
         low, top = self.clamp(bounds)
@@ -246,7 +248,7 @@ class FtsQueries:
                 break
             found.rows.extend(self.rows(raw[::-1][: limit - len(found.rows)]))
             top = bottom - 1
-            size = size if chunk else size * 2
+            size *= 2
         return found
 
     def short_cjk(
