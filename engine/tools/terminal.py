@@ -141,17 +141,30 @@ async def run_command(
     started = time.perf_counter()
     # Bytes kept: up to 4 per character, so the character cap below is what really cuts.
     capture = _Capture(int(max_chars * head_share) * 4, (max_chars - int(max_chars * head_share)) * 4)
-    process = await asyncio.create_subprocess_exec(
-        shell(),
-        "-c",
-        command,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-        env={**os.environ, **QUIET_ENV},
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            shell(),
+            "-c",
+            command,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, **QUIET_ENV},
+        )
     )
+    try:
+        process = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        # Interrupted while the shell was being started: it may already be running (and have
+        # started children), so the spawn is let finish and its whole group killed.
+        with contextlib.suppress(Exception):
+            started_process = await spawn
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(started_process.pid, signal.SIGKILL)
+            await started_process.wait()
+        raise
     assert process.stdout is not None
     reader = asyncio.create_task(_pump(process.stdout, capture))
     timed_out = lingering = False
