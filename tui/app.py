@@ -351,7 +351,7 @@ class HwsApp(
 
     @on(messages.AgentUnavailable)
     def _agent_unavailable(self, message: messages.AgentUnavailable) -> None:
-        self.agent_problem = message.reason
+        self.agent_unavailable(message.reason)
         self.main_screen.post_message(
             messages.Notice(f"The agent cannot run: {message.reason}.", "warning", "!")
         )
@@ -413,6 +413,9 @@ class HwsApp(
             return
         self.last_sent = text
         main.post_message(messages.TurnSubmitted(self._redact(text)))  # a pasted key is not shown
+        if self.agent is None and self.agent_building:
+            self.hold_message(text)
+            return
         if self.agent is None:
             reason = self.agent_problem or "the agent is still starting"
             if reason == "no model is configured":
@@ -469,6 +472,8 @@ class HwsApp(
 
     @on(messages.InterruptRequested)
     async def _interrupt_requested(self) -> None:
+        if self.drop_held_message("interrupted"):
+            return
         if not self.turn_running or self.agent is None:
             return
         self.notify("Interrupting…", timeout=2)
