@@ -288,7 +288,8 @@ class HwsApp(
         elif self.agent is not None:
             self._adopt_given_agent()
         if self.skill_source is not None or self.session_source is not None:
-            self.call_after_refresh(self._load_catalogs)
+            # In a thread: the session catalog runs its own event loop, and neither may hold up this one.
+            self.call_after_refresh(self.reload_catalogs)
         self.call_after_refresh(self.refresh_panes)
 
     def binding_classes(self) -> dict[str, type[DOMNode]]:
@@ -358,7 +359,7 @@ class HwsApp(
 
     @work(thread=True, group="catalogs", exit_on_error=False, description="load skill and session catalogs")
     def reload_catalogs(self) -> None:
-        """Offer a skill the agent just created in `/name` completion and the palette."""
+        """Read the skill and session catalogs (at start, and when the agent created a skill)."""
         if self.skill_source is not None or self.session_source is not None:
             self._load_catalogs()
 
