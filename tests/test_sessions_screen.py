@@ -54,3 +54,27 @@ async def test_enter_in_an_empty_search_box_moves_to_the_list() -> None:
         assert await pause_until(pilot, lambda: app.focused is screen.options, 50)
         note = str(screen.query_one("#session-note").render())
         assert note.startswith("1 conversation ·"), note
+
+
+async def test_enter_pressed_twice_on_a_result_opens_it_once() -> None:
+    """The second enter's selection was still queued when the screen left; it popped the main screen."""
+    from textual import events as textual_events
+
+    from tui.screens.session_view import SessionViewScreen
+
+    home = make_home(MODEL_CONFIG)
+    await seed_sessions(home, [("Only one", [("user", "hello"), ("assistant", "hi")])])
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_sessions(pilot, app)
+        await pilot.press("enter")
+        assert await pause_until(pilot, lambda: app.focused is screen.options, 50)
+        for _ in range(2):  # a burst: both reach the list before it handles either
+            app.post_message(textual_events.Key("enter", None))
+        assert await pause_until(pilot, lambda: isinstance(app.screen, SessionViewScreen))
+        for _ in range(5):
+            await pilot.pause()
+        assert app.is_running
+        assert [type(s).__name__ for s in app.screen_stack] == ["MainScreen", "SessionViewScreen"]
+        await pilot.press("escape")
+        assert await pause_until(pilot, lambda: app.screen is app.main_screen)

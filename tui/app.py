@@ -283,6 +283,7 @@ class HwsApp(
         if self.scripted_note:
             main.post_message(messages.Notice(self.scripted_note, "info", "i"))
         if self.agent is None and self.agent_factory is not None and self.config.model_name:
+            self.agent_building = True  # from now: a message sent before the build begins is held too
             resume = self.resume_at
             self.call_after_refresh(lambda: self.request_agent(resume, "resume" if resume else "start"))
         elif self.agent is not None:

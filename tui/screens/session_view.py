@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tui.screens.closing import dismiss_once
 from widgets.pane import PaneHeader
 from widgets.transcript import Transcript
 from widgets.transcript_history import HistoryWanted
@@ -73,7 +74,7 @@ class SessionViewScreen(Screen[Choice | None]):
         self.app.read_history_page(message)  # type: ignore[attr-defined]
 
     def action_resume(self) -> None:
-        self.dismiss(("resume", self.session_id, None))
+        dismiss_once(self, ("resume", self.session_id, None))
 
     def action_close(self) -> None:
-        self.dismiss(None)
+        dismiss_once(self, None)

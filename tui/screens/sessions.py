@@ -24,6 +24,7 @@ from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.screens.closing import dismiss_once
 from widgets.pane import PaneHeader
 
 if TYPE_CHECKING:
@@ -298,12 +299,12 @@ class SessionsScreen(Screen[Choice | None]):
         row = self.highlighted_row()
         if row is not None:
             around = row.match_message_id if row.match_session_id == row.session_id else None
-            self.dismiss(("open", row.match_session_id or row.session_id, around))
+            dismiss_once(self, ("open", row.match_session_id or row.session_id, around))
 
     def action_resume(self) -> None:
         row = self.highlighted_row()
         if row is not None:
-            self.dismiss(("resume", row.session_id, None))
+            dismiss_once(self, ("resume", row.session_id, None))
 
     def action_lineage(self) -> None:
         row = self.highlighted_row()
@@ -321,7 +322,7 @@ class SessionsScreen(Screen[Choice | None]):
             self._show()
             self._note("Back to the list · enter opens · r resumes · l lineage · esc back")
             return
-        self.dismiss(None)
+        dismiss_once(self, None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Letters typed in the search box are the query, not keys.
