@@ -78,3 +78,20 @@ async def test_enter_pressed_twice_on_a_result_opens_it_once() -> None:
         assert [type(s).__name__ for s in app.screen_stack] == ["MainScreen", "SessionViewScreen"]
         await pilot.press("escape")
         assert await pause_until(pilot, lambda: app.screen is app.main_screen)
+
+
+async def test_a_session_opened_read_only_keeps_the_configured_window() -> None:
+    """Its transcript prunes by tui.prune_keep_lines like the main one (it ignored the config)."""
+    from tui.screens.session_view import SessionViewScreen
+
+    config = MODEL_CONFIG + "tui:\n  prune_keep_lines: 300\n  prune_excess_lines: 100\n"
+    home = make_home(config)
+    ids = await seed_sessions(home, [("Only one", [("user", "hello"), ("assistant", "hi")])])
+    app = make_app(config)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.view_session(ids[0])
+        assert await pause_until(
+            pilot, lambda: isinstance(app.screen, SessionViewScreen) and bool(app.screen.query("Transcript"))
+        )
+        transcript = app.screen.transcript  # type: ignore[attr-defined]
+        assert (transcript.prune_keep_lines, transcript.prune_excess_lines) == (300, 100)

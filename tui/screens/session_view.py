@@ -51,9 +51,13 @@ class SessionViewScreen(Screen[Choice | None]):
             yield PaneHeader(
                 Content.assemble(("▾ ", "dim"), ("session ", "bold"), self.session_id, ("  read-only", "dim"))
             )
-            yield Transcript(
-                id="session-view-transcript", tool_preview_chars=int(self.app.config.tui.tool_preview_chars)
-            )  # type: ignore[attr-defined]
+            tui = self.app.config.tui  # type: ignore[attr-defined]
+            yield Transcript(  # the same window onto state.db as the main transcript's
+                id="session-view-transcript",
+                tool_preview_chars=int(tui.tool_preview_chars),
+                prune_keep_lines=int(tui.prune_keep_lines),
+                prune_excess_lines=int(tui.prune_excess_lines),
+            )
             yield Static(
                 "read-only · scroll to page through state.db · r resumes here · esc back",
                 id="session-view-note",
