@@ -42,7 +42,8 @@ class _VersionAction(argparse.Action):
     """`--version`, looked up only when asked (reading the package metadata cost every start ~40 ms)."""
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        parser.exit(message=f"hws {version()}\n")
+        print(f"hws {version()}")  # on stdout, as argparse's own version action prints it
+        parser.exit()
 
 
 def version() -> str:
