@@ -27,6 +27,11 @@ def make_skill(root: Path, name: str = "deploy-static", category: str = "ops") -
     return path
 
 
+def memory_lines(memory: Any) -> list[str]:
+    """The memory pane's file section as plain lines (heads, notes, diff entries)."""
+    return [str(line.render()) for line in memory.query("#memory-files > Static")]
+
+
 async def test_user_md_replaced_atomically_updates_the_memory_pane_and_is_journaled() -> None:
     app = make_app(MODEL_CONFIG)
     user = app.home.memories / "USER.md"
@@ -42,6 +47,11 @@ async def test_user_md_replaced_atomically_updates_the_memory_pane_and_is_journa
         )
         assert memory.view.journal[0].target == "user"
         assert next(m for m in seen if isinstance(m, HomeChanged)).stores == {"user"}
+        assert await wait_for(pilot, lambda: any(line.startswith("⟲") for line in memory_lines(memory)))
+        lines = memory_lines(memory)
+        user_at = next(i for i, line in enumerate(lines) if line.startswith("USER.md"))
+        assert lines[user_at + 1].startswith("⟲ changed on disk outside hws at "), lines
+        assert not any(line.startswith("⟲") for line in lines[:user_at]), "MEMORY.md was not touched"
     entry = Journal(app.home).last("memory", "user")
     assert entry is not None and entry.who == "external"
     assert Journal(app.home).text(entry.after_hash) == "Name: Dana\n§\nHates light themes"

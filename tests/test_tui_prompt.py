@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from textual import events as textual_events
+
 from engine import events
 from tests.tui_support import MODEL_CONFIG, SESSION, ScriptedAgent, make_app, settle
 from tui import messages
@@ -205,3 +207,19 @@ async def test_notice_messages_reach_the_transcript() -> None:
         await pilot.pause()
         block = app.main_screen.transcript.query(NoticeBlock).last()
         assert block.text == "hello" and block.has_class("-warning")
+
+
+async def test_keys_arriving_in_a_burst_are_sent_in_order() -> None:
+    """Typed fast or pasted, then enter: the whole text is sent (enter once overtook the queued keys)."""
+    agent = ScriptedAgent()
+    app = make_app(MODEL_CONFIG, agent=agent)
+    async with app.run_test() as pilot:
+        await settle(pilot, app)
+        keys = [*"hello", "ctrl+j", *"there", "enter"]
+        for key in keys:  # all posted before the app handles any: a burst from the terminal
+            app.post_message(textual_events.Key(key, key if len(key) == 1 else None))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        assert agent.received == ["hello\nthere"]
+        assert app.main_screen.prompt.text == ""

@@ -216,9 +216,7 @@ async def test_a_whole_session_through_the_scripted_model(scripted: Any) -> None
         await pilot.pause()
         assert screen.rows, "the search found nothing"
         mark = len(seen)
-        if app.focused is not screen.options:  # tab from the search box to the list
-            await pilot.press("tab")
-        assert app.focused is screen.options
+        assert await pause_until(pilot, lambda: app.focused is screen.options, 50), "enter moves to the list"
         await pilot.press("r")
         assert await pause_until(
             pilot, lambda: any(isinstance(m, messages.SessionOpened) and m.resumed for m in seen[mark:]), 600

@@ -61,7 +61,8 @@ class TmuxSession:
         for name in ("COLUMNS", "LINES"):  # pytest-xdist workers set 80x24; the app would size to it
             environment.pop(name, None)
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
-        shell_command = f"env {exports} {shlex.join(command)}; echo '[exited '$?']'; sleep 30"
+        # The shell stays after the command, so its last screen (exit code, traceback) can be read.
+        shell_command = f"env {exports} {shlex.join(command)}; echo '[exited '$?']'; sleep 120"
         subprocess.run(
             [
                 "tmux",
@@ -103,12 +104,21 @@ class TmuxSession:
         """The visible screen as plain text, one line per row."""
         return self._tmux("capture-pane", "-p", "-t", self.name).stdout
 
+    def _screen_or_last(self, last: str, text: str) -> str:
+        try:
+            return self.capture()
+        except subprocess.CalledProcessError as exc:  # the command ended long ago and its session with it
+            raise TmuxTimeout(
+                f"waiting for {text!r}: the tmux session is gone ({exc.stderr.strip()}); "
+                f"the last screen was:\n{last}"
+            ) from None
+
     def wait_for(self, text: str, timeout: float = 10.0) -> str:
         """Wait until `text` is on the screen; returns the screen, or fails showing the last one."""
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
-            screen = self.capture()
+            screen = self._screen_or_last(screen, text)
             if text in screen:
                 return screen
             time.sleep(POLL_S)
@@ -118,7 +128,7 @@ class TmuxSession:
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
-            screen = self.capture()
+            screen = self._screen_or_last(screen, text)
             if text not in screen:
                 return screen
             time.sleep(POLL_S)

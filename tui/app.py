@@ -32,6 +32,7 @@ from tui.app_commands import SlashCommands
 from tui.app_feeds import PaneFeeds
 from tui.app_history import HistoryFeeds
 from tui.commands import SLASH_COMMANDS, SessionEntry, SkillEntry, parse_slash, skill_commands
+from tui.engine_imports import load_engine
 from tui.live_files import LiveFilesMixin
 from widgets.gauge import GaugeLevels
 from widgets.prompt import PromptBox
@@ -283,12 +284,14 @@ class HwsApp(
         if self.scripted_note:
             main.post_message(messages.Notice(self.scripted_note, "info", "i"))
         if self.agent is None and self.agent_factory is not None and self.config.model_name:
+            self.agent_building = True  # from now: a message sent before the build begins is held too
             resume = self.resume_at
             self.call_after_refresh(lambda: self.request_agent(resume, "resume" if resume else "start"))
         elif self.agent is not None:
             self._adopt_given_agent()
         if self.skill_source is not None or self.session_source is not None:
-            self.call_after_refresh(self._load_catalogs)
+            # In a thread: the session catalog runs its own event loop, and neither may hold up this one.
+            self.call_after_refresh(self.reload_catalogs)
         self.call_after_refresh(self.refresh_panes)
 
     def binding_classes(self) -> dict[str, type[DOMNode]]:
@@ -351,18 +354,19 @@ class HwsApp(
 
     @on(messages.AgentUnavailable)
     def _agent_unavailable(self, message: messages.AgentUnavailable) -> None:
-        self.agent_problem = message.reason
+        self.agent_unavailable(message.reason)
         self.main_screen.post_message(
             messages.Notice(f"The agent cannot run: {message.reason}.", "warning", "!")
         )
 
     @work(thread=True, group="catalogs", exit_on_error=False, description="load skill and session catalogs")
     def reload_catalogs(self) -> None:
-        """Offer a skill the agent just created in `/name` completion and the palette."""
+        """Read the skill and session catalogs (at start, and when the agent created a skill)."""
         if self.skill_source is not None or self.session_source is not None:
             self._load_catalogs()
 
     def _load_catalogs(self) -> None:
+        load_engine()
         if self.skill_source is not None:
             self.post_message(messages.SkillCatalogLoaded(list(self.skill_source())))
         if self.session_source is not None:
@@ -413,6 +417,9 @@ class HwsApp(
             return
         self.last_sent = text
         main.post_message(messages.TurnSubmitted(self._redact(text)))  # a pasted key is not shown
+        if self.agent is None and self.agent_building:
+            self.hold_message(text)
+            return
         if self.agent is None:
             reason = self.agent_problem or "the agent is still starting"
             if reason == "no model is configured":
@@ -469,6 +476,8 @@ class HwsApp(
 
     @on(messages.InterruptRequested)
     async def _interrupt_requested(self) -> None:
+        if self.drop_held_message("interrupted"):
+            return
         if not self.turn_running or self.agent is None:
             return
         self.notify("Interrupting…", timeout=2)

@@ -4,7 +4,8 @@ A mixin of `HwsApp` (which owns the attributes named below). The agent is built 
 `on_background` is set at once, so review writes, provider status and `/compress` events (which
 arrive on the event loop or on other threads) reach the main screen as Messages. `/new`, resuming
 a past session and a `/model` switch close the agent and build the next one; quitting closes it
-with `end_reason="user_exit"`.
+with `end_reason="user_exit"`. A message sent while the agent is being built is held and goes out
+the moment it is ready (a person types at once; the model client takes a second or two to load).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from textual import work
 
 from tui import messages
 from tui.agent_port import AgentUnavailableError, close, start
+from tui.engine_imports import load_engine
 
 if TYPE_CHECKING:
     from engine import events
@@ -37,9 +39,14 @@ class AgentLifecycle:
     session_id: str
     turn_running: bool
     tui: Any
+    agent_building: bool = False  # a build was asked for and has not reported back
+    held_message: str = ""  # sent while the agent was being built: goes out when it is ready
 
     if TYPE_CHECKING:
         main_screen: Any
+
+        def _run_turn(self, text: str) -> Any: ...
+        def call_later(self, callback: Any, *args: Any) -> bool: ...
 
         def post_message(self, message: Any) -> bool: ...
         def notify(self, message: str, **kwargs: Any) -> None: ...
@@ -53,6 +60,7 @@ class AgentLifecycle:
         """Build the next agent in a thread (resuming `resume` when given)."""
         if self.agent_factory is None:
             return
+        self.agent_building = True
         self._build_agent(resume, reason)
 
     @work(
@@ -61,6 +69,7 @@ class AgentLifecycle:
     def _build_agent(self, resume: str | None, reason: str) -> None:
         assert self.agent_factory is not None
         try:
+            load_engine()
             if resume is None:
                 agent = self.agent_factory(self.home, self.config)
             else:
@@ -87,11 +96,44 @@ class AgentLifecycle:
 
     def agent_ready(self, message: messages.AgentReady) -> None:
         self.agent = message.agent  # type: ignore[assignment]
+        self.agent_building = False
         self.agent_problem = ""
         if message.resume is not None:
-            self._open_session(message.resume)
+            self._open_session(message.resume)  # sends a held message once the session is open
+        else:
+            self.send_held_message()
         if message.reason != "start":  # a new agent read SOUL.md, skills and memory again: compare anew
             getattr(self, "session_restarted", lambda: None)()
+
+    def agent_unavailable(self, reason: str) -> None:
+        self.agent_building = False
+        self.agent_problem = reason
+        self.drop_held_message("no agent", f"Not sent: the agent cannot run ({reason}).")
+
+    # A message sent while the agent is being built.
+
+    def hold_message(self, text: str) -> None:
+        """Keep `text` (already in the transcript) until the agent is ready; meanwhile a turn is running."""
+        self.held_message = text
+        self.turn_running = True
+        self.main_screen.post_message(
+            messages.Notice("The agent is starting; this message goes out when it is ready.", "info", "…")
+        )
+
+    def send_held_message(self) -> None:
+        text, self.held_message = self.held_message, ""
+        if text and self.agent is not None:
+            self.turn_running = True
+            self._run_turn(text)
+
+    def drop_held_message(self, reason: str, sentence: str = "") -> bool:
+        """Forget a held message (interrupted, or no agent after all); False when none was held."""
+        if not self.held_message:
+            return False
+        self.held_message = ""
+        self.turn_running = False
+        self.main_screen.post_message(messages.TurnAborted(reason, sentence))
+        return True
 
     @work(exclusive=True, group="turn", exit_on_error=False, description="open the resumed session")
     async def _open_session(self, resume: str) -> None:
@@ -99,16 +141,22 @@ class AgentLifecycle:
         if agent is None:
             return
         self.turn_running = True
+        opened = False
         try:
             session_id = await start(agent)
+            opened = True
         except Exception as exc:
             self.main_screen.post_message(messages.Notice(f"Could not resume {resume}: {exc}", "error", "✗"))
             self.agent = None
             self.agent_problem = f"resuming {resume} failed"
             return
         finally:
-            self.turn_running = False
+            self.turn_running = opened and bool(self.held_message)  # the held message's turn is next
+            if not opened:
+                self.drop_held_message("no agent", f"Not sent: {self.agent_problem or 'the resume stopped'}.")
         self.main_screen.post_message(messages.SessionOpened(session_id or resume, resumed=True))
+        if self.held_message:
+            self.call_later(self.send_held_message)  # outside this worker: the turn group is exclusive
 
     # Replacing.
 

@@ -54,6 +54,16 @@ class HistoryFeeds:
     def init_history(self) -> None:
         self.history = HistoryReader(self.home, self.config)
 
+    async def on_unmount(self) -> None:
+        """Close the read-only connection: its thread is not a daemon and would keep `hws` from exiting.
+
+        Textual calls each class's own `on_unmount`, so the other mixins' run as well.
+        """
+        try:
+            await self.history.close()
+        except Exception:  # closing must never keep the window open
+            pass
+
     # Transcript pages.
 
     @work(group="history-page", exit_on_error=False, description="read a page of stored messages")

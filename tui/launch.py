@@ -34,8 +34,16 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         help="the scripted model's scenario: a shipped name or a YAML file (implies --scripted)",
     )
     parser.add_argument("--resume", metavar="SESSION", help="go on with a past session (id or unique prefix)")
-    parser.add_argument("--version", action="version", version=f"hws {version()}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
     return parser.parse_args(list(argv))
+
+
+class _VersionAction(argparse.Action):
+    """`--version`, looked up only when asked (reading the package metadata cost every start ~40 ms)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"hws {version()}")  # on stdout, as argparse's own version action prints it
+        parser.exit()
 
 
 def version() -> str:

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 from textual.css.query import NoMatches
 from textual.message import Message
 
-from tui.file_editing import EditorController
 from tui.watcher import FileChange, HomeChanged, HomeWatcher, OwnWritesLanded, WatchStatus
 from widgets.file_editor import FileEditor
 from widgets.next_session import SessionDrift
 
 if TYPE_CHECKING:
     from engine.editing import EditTarget
+    from tui.file_editing import EditorController
 
 STORE_LABEL = {"soul": "SOUL.md", "memory": "MEMORY.md", "user": "USER.md"}
 
@@ -73,7 +73,7 @@ class LiveFilesMixin:
     agent: Any
 
     def start_live_files(self) -> None:
-        self.editor_controller = EditorController(self)  # type: ignore[arg-type]
+        self._editor_controller: EditorController | None = None
         self.watcher: HomeWatcher | None = None
         self.watch_mode = ""
         self.watch_status_text = ""  # what the status bar says of the watcher ("" for file events)
@@ -81,6 +81,15 @@ class LiveFilesMixin:
         self.changed_skills: list[str] = []
         self._baseline: dict[str, str] = {}
         self.call_after_refresh(self._start_watcher)  # type: ignore[attr-defined]
+
+    @property
+    def editor_controller(self) -> EditorController:
+        """Made when the first editor opens (its engine checks cost ~30 ms to import at start)."""
+        if self._editor_controller is None:
+            from tui.file_editing import EditorController
+
+            self._editor_controller = EditorController(self)  # type: ignore[arg-type]
+        return self._editor_controller
 
     def _start_watcher(self) -> None:
         self.run_worker(  # type: ignore[attr-defined]
@@ -154,8 +163,8 @@ class LiveFilesMixin:
 
     def on_own_writes_landed(self, message: OwnWritesLanded) -> None:
         """The agent (or one editor) wrote a file: other editors of it follow or flag it, nothing else."""
-        if not _closing(self):
-            self.editor_controller.files_changed(message.changes, own=True)
+        if not _closing(self) and self._editor_controller is not None:  # none: no editor was ever open
+            self._editor_controller.files_changed(message.changes, own=True)
 
     def route_changes(self, changes: list[FileChange], external: bool) -> None:
         """Send each change to what shows it: panes, open editors, the next-session bar, the identity view."""
@@ -169,8 +178,8 @@ class LiveFilesMixin:
                     )
                 if "skill" in stores:
                     self._refresh_pane(main.skills, [c for c in changes if c.store == "skill"], external)
-        if external:
-            self.editor_controller.files_changed(changes)
+        if external and self._editor_controller is not None:
+            self._editor_controller.files_changed(changes)
         for change in changes:
             if change.store == "skill":
                 name = _skill_name(self.home, change.path)

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tui.engine_imports import load_engine
 from widgets.transcript_history import HistoryItem, HistoryPage
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ class HistoryReader:
                 path = self.home.state_db
                 if not path.exists() or path.stat().st_size == 0:
                     return None
+                await asyncio.to_thread(load_engine)  # not on the loop: another thread may be importing it
                 from engine.sessions.store import SessionStore
 
                 self._store = await SessionStore.open(path, settings=self.config.sessions, read_only=True)

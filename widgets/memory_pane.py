@@ -124,6 +124,7 @@ class MemoryFiles(VerticalScroll):
     MemoryFiles > .-removed { color: $error; text-style: strike; }
     MemoryFiles > .-same { color: $text-muted; }
     MemoryFiles > .-note { color: $text-muted; text-style: italic; }
+    MemoryFiles > .-outside { text-style: italic; }
     """
 
     can_focus = True
@@ -235,6 +236,9 @@ class MemoryPane(Pane):
         lines: list[Static] = []
         for file in self.view.files:
             lines.append(self._file_head(file))
+            outside = self._changed_outside(file.target)
+            if outside is not None:
+                lines.append(Static(outside, classes="memory-line -outside"))
             if file.problem:
                 lines.append(Static(Content.styled(file.problem, "$warning"), classes="memory-line -note"))
             frozen = file.frozen if file.frozen is not None else file.disk
@@ -254,6 +258,18 @@ class MemoryPane(Pane):
         with self.app.batch_update():
             box.remove_children()
             box.mount_all(lines)
+
+    def _changed_outside(self, target: str) -> Content | None:
+        """A line when the file's newest journaled change was made outside hws (an editor, a script)."""
+        newest = next((row for row in self.view.journal if row.target == target), None)
+        if newest is None or newest.who != "external":
+            return None
+        return Content.assemble(
+            ("⟲ ", "$warning"),
+            ("changed on disk outside hws", "$warning"),
+            f" at {clock_time(newest.at)}",
+            (" — the next session reads it" if self.view.session_started else "", "dim"),
+        )
 
     def _file_head(self, file: MemoryFile) -> Static:
         share = file.disk_chars / file.limit if file.limit else 0.0

@@ -93,11 +93,21 @@ class PromptInput(TextArea):
         parent = self.parent
         return parent if isinstance(parent, PromptBox) else None
 
+    # A priority binding runs the moment its key arrives, while the keys typed just before it may
+    # still wait in this widget's queue (typing fast, pasting, or a busy machine): "hello" + enter
+    # sent "h". So enter and shift+enter act from the back of that queue, after those keys.
+
     def action_submit(self) -> None:
+        self.call_later(self._submit)
+
+    def _submit(self) -> None:
         if self.box is not None:
             self.box.submit()
 
     def action_newline(self) -> None:
+        self.call_later(self._newline)
+
+    def _newline(self) -> None:
         start, end = self.selection
         self._replace_via_keyboard("\n", start, end)
 

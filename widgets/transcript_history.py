@@ -264,8 +264,8 @@ class HistoryWindow:
         def keep_place() -> None:
             if following is not None and following.is_attached:
                 shift = following.virtual_region.y - before_y
-                if shift > 0:
-                    self.scroll_to(y=self.scroll_y + shift, animate=False)
+                if shift > 0:  # at once: the edge check queued behind this must see the new place
+                    self.scroll_to(y=self.scroll_y + shift, animate=False, immediate=True)
             self.call_after_refresh(self.prune_bottom)
 
         self.call_after_refresh(keep_place)

@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tui.screens.closing import dismiss_once
 from widgets.pane import PaneHeader
 from widgets.transcript import Transcript
 from widgets.transcript_history import HistoryWanted
@@ -50,9 +51,13 @@ class SessionViewScreen(Screen[Choice | None]):
             yield PaneHeader(
                 Content.assemble(("▾ ", "dim"), ("session ", "bold"), self.session_id, ("  read-only", "dim"))
             )
-            yield Transcript(
-                id="session-view-transcript", tool_preview_chars=int(self.app.config.tui.tool_preview_chars)
-            )  # type: ignore[attr-defined]
+            tui = self.app.config.tui  # type: ignore[attr-defined]
+            yield Transcript(  # the same window onto state.db as the main transcript's
+                id="session-view-transcript",
+                tool_preview_chars=int(tui.tool_preview_chars),
+                prune_keep_lines=int(tui.prune_keep_lines),
+                prune_excess_lines=int(tui.prune_excess_lines),
+            )
             yield Static(
                 "read-only · scroll to page through state.db · r resumes here · esc back",
                 id="session-view-note",
@@ -73,7 +78,7 @@ class SessionViewScreen(Screen[Choice | None]):
         self.app.read_history_page(message)  # type: ignore[attr-defined]
 
     def action_resume(self) -> None:
-        self.dismiss(("resume", self.session_id, None))
+        dismiss_once(self, ("resume", self.session_id, None))
 
     def action_close(self) -> None:
-        self.dismiss(None)
+        dismiss_once(self, None)

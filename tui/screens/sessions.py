@@ -10,6 +10,7 @@ The screen only asks: the app reads state.db in workers and posts the answers ba
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -23,6 +24,7 @@ from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.screens.closing import dismiss_once
 from widgets.pane import PaneHeader
 
 if TYPE_CHECKING:
@@ -42,6 +44,14 @@ def marked(snippet: str) -> Content:
         parts += [before, (hit, "bold $accent")]
     parts.append(rest)
     return Content.assemble(*parts)
+
+
+def short_when(when: str) -> str:
+    """Hermes' "December 29, 2025 at 09:20 AM" as "2025-12-29 09:20" for the list (cut, it read "at 0")."""
+    try:
+        return datetime.strptime(when, "%B %d, %Y at %I:%M %p").strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return when
 
 
 class SessionsScreen(Screen[Choice | None]):
@@ -88,6 +98,7 @@ class SessionsScreen(Screen[Choice | None]):
         self.loading = False
         self._timer: Timer | None = None
         self._before_lineage: tuple[str, list[SessionRow]] | None = None
+        self._list_wanted = False  # enter in the search box: the list takes focus once it is filled
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-frame"):
@@ -144,7 +155,23 @@ class SessionsScreen(Screen[Choice | None]):
         if self._timer is not None:
             self._timer.stop()
             self._query_settled()
+        self._list_wanted = True
         self.options.focus()
+        if not self.loading:
+            self._focus_list_when_drawn()
+
+    def _focus_list_when_drawn(self) -> None:
+        """After the answer is drawn: refilling the list can blur it for a frame, which sent focus back
+        to the search box (typing a query and enter left the cursor there)."""
+        if not self._list_wanted:
+            return
+        self._list_wanted = False
+
+        def focus() -> None:
+            if self.rows and self.is_current:
+                self.options.focus()
+
+        self.call_after_refresh(focus)
 
     # Answers.
 
@@ -158,15 +185,15 @@ class SessionsScreen(Screen[Choice | None]):
         self.rows += message.rows
         self.exhausted = len(message.rows) < self.page_size
         self._show(keep=message.offset > 0)
+        self._focus_list_when_drawn()
         if message.error:
             self._note(message.error)
         elif not self.rows:
             self._note("No past sessions yet: they appear here as you talk with the agent. esc goes back.")
         else:
             more = "" if self.exhausted else " (more as you scroll)"
-            self._note(
-                f"{len(self.rows)} conversations{more} · enter opens · r resumes · l lineage · esc back"
-            )
+            count = f"{len(self.rows)} conversation{'s' if len(self.rows) != 1 else ''}{more}"
+            self._note(f"{count} · enter opens · r resumes · l lineage · esc back")
 
     @on(Found)
     def _found(self, message: Found) -> None:
@@ -175,6 +202,7 @@ class SessionsScreen(Screen[Choice | None]):
         self.loading = False
         self.rows = list(message.rows)
         self._show()
+        self._focus_list_when_drawn()
         count = (
             f"{len(self.rows)} conversation{'s' if len(self.rows) != 1 else ''} match {self.search_text!r}"
         )
@@ -194,7 +222,7 @@ class SessionsScreen(Screen[Choice | None]):
     def _prompt(self, row: SessionRow) -> Content:
         title = row.title or row.preview[:60] or "(untitled)"
         parts: list[Content | tuple[str, str] | str] = [
-            (f"{row.when[:22]:<22} ", "dim"),
+            (f"{short_when(row.when):<16} ", "dim"),
             (title, "bold"),
             (f"  {row.message_count} msgs", "dim"),
         ]
@@ -271,12 +299,12 @@ class SessionsScreen(Screen[Choice | None]):
         row = self.highlighted_row()
         if row is not None:
             around = row.match_message_id if row.match_session_id == row.session_id else None
-            self.dismiss(("open", row.match_session_id or row.session_id, around))
+            dismiss_once(self, ("open", row.match_session_id or row.session_id, around))
 
     def action_resume(self) -> None:
         row = self.highlighted_row()
         if row is not None:
-            self.dismiss(("resume", row.session_id, None))
+            dismiss_once(self, ("resume", row.session_id, None))
 
     def action_lineage(self) -> None:
         row = self.highlighted_row()
@@ -294,7 +322,7 @@ class SessionsScreen(Screen[Choice | None]):
             self._show()
             self._note("Back to the list · enter opens · r resumes · l lineage · esc back")
             return
-        self.dismiss(None)
+        dismiss_once(self, None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Letters typed in the search box are the query, not keys.

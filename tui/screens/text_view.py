@@ -1,4 +1,4 @@
-"""A read-only text screen: a skill's SKILL.md, a journal entry's diff. Esc closes it.
+"""A read-only text screen: a skill's SKILL.md (as Markdown), a journal entry's diff. Esc closes it.
 
 (Editing files is the editor screen's job.)
 """
@@ -43,7 +43,13 @@ class TextScreen(ModalScreen[None]):
         Binding("escape,q", "app.pop_screen", "close", id="close_text", tooltip="Close the text view"),
     ]
 
+    NOTES: ClassVar[dict[str, str]] = {
+        "diff": "read-only · - before the write, + after it · esc closes",
+        "markdown": "read-only · esc closes · the editor (ctrl+e) edits files",
+    }
+
     def __init__(self, title: str, text: str, kind: str = "text") -> None:
+        """`kind`: "markdown" is highlighted, "diff" explains its marks, anything else is plain."""
         super().__init__()
         self.title_text = title
         self.text = text
@@ -53,8 +59,10 @@ class TextScreen(ModalScreen[None]):
         with Vertical(id="text-frame"):
             yield PaneHeader(Content.assemble(("▾ ", "dim"), (self.title_text, "bold")))
             area = TextArea(self.text, read_only=True, id="text-body", soft_wrap=True, show_line_numbers=True)
+            if self.kind in area.available_languages:
+                area.language = self.kind
             yield area
-            yield Static("read-only · esc closes · the editor (ctrl+e) edits files", id="text-note")
+            yield Static(self.NOTES.get(self.kind, "read-only · esc closes"), id="text-note")
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

@@ -1,0 +1,97 @@
+"""The sessions screen (ctrl+r): typing searches, enter moves to the results, the list reads as a list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.tui_support import MODEL_CONFIG, make_app, make_home, pause_until, seed_sessions
+from tui.screens.sessions import SessionsScreen, short_when
+
+
+def test_dates_in_the_list_are_short_and_whole() -> None:
+    assert short_when("December 29, 2025 at 09:20 PM") == "2025-12-29 21:20"
+    assert short_when("yesterday") == "yesterday"  # anything else is shown as it came
+
+
+async def open_sessions(pilot: Any, app: Any) -> SessionsScreen:
+    await pilot.press("ctrl+r")
+    assert await pause_until(pilot, lambda: isinstance(app.screen, SessionsScreen))
+    screen = app.screen
+    assert await pause_until(pilot, lambda: bool(screen.rows), 400)
+    return screen  # type: ignore[no-any-return]
+
+
+async def test_a_query_and_enter_put_the_cursor_on_the_results() -> None:
+    home = make_home(MODEL_CONFIG)
+    await seed_sessions(
+        home,
+        [
+            ("Navbar work", [("user", "Add a navbar to the docs"), ("assistant", "Done.")]),
+            ("Deploy", [("user", "Deploy the docs site"), ("assistant", "Deployed.")]),
+        ],
+    )
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_sessions(pilot, app)
+        assert app.focused is screen.query_one("#session-search"), "typing searches at once"
+        first = str(screen.options.get_option_at_index(0).prompt)
+        assert first.startswith("2025-12-29 ") and "Deploy" in first, first
+        await pilot.press(*"navbar", "enter")
+        assert await pause_until(pilot, lambda: screen.mode == "search" and not screen.loading, 400)
+        assert await pause_until(pilot, lambda: app.focused is screen.options, 50), app.focused
+        assert [row.title for row in screen.rows] == ["Navbar work"]
+        await pilot.press("escape")
+        assert await pause_until(pilot, lambda: not isinstance(app.screen, SessionsScreen))
+
+
+async def test_enter_in_an_empty_search_box_moves_to_the_list() -> None:
+    home = make_home(MODEL_CONFIG)
+    await seed_sessions(home, [("Only one", [("user", "hello"), ("assistant", "hi")])])
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_sessions(pilot, app)
+        await pilot.press("enter")
+        assert await pause_until(pilot, lambda: app.focused is screen.options, 50)
+        note = str(screen.query_one("#session-note").render())
+        assert note.startswith("1 conversation ·"), note
+
+
+async def test_enter_pressed_twice_on_a_result_opens_it_once() -> None:
+    """The second enter's selection was still queued when the screen left; it popped the main screen."""
+    from textual import events as textual_events
+
+    from tui.screens.session_view import SessionViewScreen
+
+    home = make_home(MODEL_CONFIG)
+    await seed_sessions(home, [("Only one", [("user", "hello"), ("assistant", "hi")])])
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_sessions(pilot, app)
+        await pilot.press("enter")
+        assert await pause_until(pilot, lambda: app.focused is screen.options, 50)
+        for _ in range(2):  # a burst: both reach the list before it handles either
+            app.post_message(textual_events.Key("enter", None))
+        assert await pause_until(pilot, lambda: isinstance(app.screen, SessionViewScreen))
+        for _ in range(5):
+            await pilot.pause()
+        assert app.is_running
+        assert [type(s).__name__ for s in app.screen_stack] == ["MainScreen", "SessionViewScreen"]
+        await pilot.press("escape")
+        assert await pause_until(pilot, lambda: app.screen is app.main_screen)
+
+
+async def test_a_session_opened_read_only_keeps_the_configured_window() -> None:
+    """Its transcript prunes by tui.prune_keep_lines like the main one (it ignored the config)."""
+    from tui.screens.session_view import SessionViewScreen
+
+    config = MODEL_CONFIG + "tui:\n  prune_keep_lines: 300\n  prune_excess_lines: 100\n"
+    home = make_home(config)
+    ids = await seed_sessions(home, [("Only one", [("user", "hello"), ("assistant", "hi")])])
+    app = make_app(config)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.view_session(ids[0])
+        assert await pause_until(
+            pilot, lambda: isinstance(app.screen, SessionViewScreen) and bool(app.screen.query("Transcript"))
+        )
+        transcript = app.screen.transcript  # type: ignore[attr-defined]
+        assert (transcript.prune_keep_lines, transcript.prune_excess_lines) == (300, 100)
