@@ -387,6 +387,8 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                 async with call, self._flushed(text, reasoning):
                     async for chunk in call:
                         if isinstance(chunk, TextChunk):
+                            if not streamed:  # the answer begins: the thinking's held tail goes first
+                                self._put_delta(ReasoningDelta, reasoning.flush())
                             streamed = True
                             self._put_delta(TextDelta, text.feed(chunk.text))
                         elif isinstance(chunk, ReasoningChunk):

@@ -47,6 +47,9 @@ async def test_a_plain_answer_streams_is_recorded_and_counted(hermes_home: Path,
         assert text_of(events) == "Hello, Ada! Nice to meet you."
         assert len(of_type(events, TextDelta)) > 1, "the answer streams in pieces"
         assert "".join(e.text for e in of_type(events, ReasoningDelta)) == "Greet back."
+        kinds = [type(e).__name__ for e in events if isinstance(e, (TextDelta, ReasoningDelta))]
+        # All the reasoning is shown before the answer (a held-back tail after it read as a stray thought).
+        assert kinds == sorted(kinds, key=lambda k: k != "ReasoningDelta"), kinds
         assert {e.session_id for e in events} == {sid}
         usage = of_type(events, Usage)[0]
         assert (usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens) == (900, 12, 640)
