@@ -57,7 +57,8 @@ def test_hws_at_80x24_folds_the_panes_into_tabs(tmp_path: Path) -> None:
         tmux.wait_for("Choose your model")
         tmux.send_keys("Escape")
         tmux.wait_until_gone("Choose your model")
-        screen = tmux.wait_for("No model is configured")
+        tmux.wait_for("No model is configured")
+        screen = tmux.wait_for("F2 Memory 0%")  # '…' until the memory files are read
         # The budget tab shows the prompt preview's share once it is counted (0% until then).
         assert re.search(r"F2 Memory 0% │ F3 Budget \d+% │ F4 Skills", screen), screen
         assert "▾ F2 Memory" not in screen
