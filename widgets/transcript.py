@@ -24,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from widgets.pane import Pane
+from widgets.stored_turn import StoredTurn
 from widgets.transcript_blocks import (
     ApprovalBlock,
     CompactionBlock,
@@ -436,8 +437,16 @@ class Transcript(HistoryWindow, VerticalScroll):
         cursor = self.cursor
         if isinstance(cursor, (ToolBlock, ReasoningBlock, CompactionBlock)):
             cursor.toggle()
+        elif isinstance(cursor, StoredTurn):
+            self.call_later(self._thaw_cursor, cursor)
         elif isinstance(cursor, ApprovalBlock) and cursor.decision is None:
             cursor.query_one("#approve-once").focus()
+
+    async def _thaw_cursor(self, turn: StoredTurn) -> None:
+        """Enter on a stored turn: its blocks, separate, with the cursor on its user message."""
+        first = await self.thaw(turn)
+        if first is not None:
+            self._move_cursor_to(first)
 
     def action_copy_block(self) -> None:
         selected = self.screen.get_selected_text()

@@ -11,7 +11,8 @@ answers with `HistoryLoaded`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
@@ -113,6 +114,32 @@ def block_for(item: HistoryItem, preview_chars: int) -> Widget:
     widget.ref = item.ref
     widget.ref_end = item.ref_end or item.ref
     return widget  # type: ignore[no-any-return]
+
+
+def blocks_for(items: Sequence[HistoryItem], preview_chars: int) -> list[Widget]:
+    """A page's widgets: each whole turn (a user message, its tool calls and replies) as one
+    `StoredTurn`; what comes before the first user message, summaries and dividers as blocks."""
+    from widgets.stored_turn import StoredTurn
+
+    widgets: list[Widget] = []
+    turn: list[HistoryItem] = []
+
+    def close_turn() -> None:
+        if turn:
+            widgets.append(StoredTurn(turn, preview_chars))
+            turn.clear()
+
+    for item in items:
+        if item.kind == "user":
+            close_turn()
+            turn.append(item)
+        elif item.kind in ("reply", "tool") and turn:
+            turn.append(item)
+        else:
+            close_turn()
+            widgets.append(block_for(item, preview_chars))
+    close_turn()
+    return widgets
 
 
 def is_turn_start(widget: Widget) -> bool:
@@ -230,7 +257,7 @@ class HistoryWindow:
         self.call_after_refresh(self.check_edges)
 
     async def _load_first(self, page: HistoryPage) -> None:
-        blocks = [block_for(item, self.tool_preview_chars) for item in page.items]
+        blocks = blocks_for(page.items, self.tool_preview_chars)
         marker = self._top_marker()
         if not marker.is_attached:
             await self.mount(marker, before=0)
@@ -256,7 +283,7 @@ class HistoryWindow:
         marker.set_anchor(page.first if page.items else marker.anchor, page.more_above)
         if not page.items:
             return
-        blocks = [block_for(item, self.tool_preview_chars) for item in page.items]
+        blocks = blocks_for(page.items, self.tool_preview_chars)
         following = self._first_block_after(marker)
         before_y = following.virtual_region.y if following is not None else 0
         await self.mount_all(blocks, after=marker)
@@ -276,7 +303,7 @@ class HistoryWindow:
             return
         gap.set_loading(False)
         if page.items:
-            blocks = [block_for(item, self.tool_preview_chars) for item in page.items]
+            blocks = blocks_for(page.items, self.tool_preview_chars)
             await self.mount_all(blocks, before=gap)
         if page.last is not None:
             gap.after = page.last
@@ -363,6 +390,26 @@ class HistoryWindow:
             self.gap.after = after
         await self.remove_children(doomed)
         return len(doomed)
+
+    async def thaw(self, turn: Widget) -> Widget | None:
+        """A stored turn taken apart into its separate blocks (to expand or copy one of them)."""
+        from widgets.stored_turn import StoredTurn
+
+        if not isinstance(turn, StoredTurn) or not turn.is_attached:
+            return None
+        items = [
+            replace(item, strips=tuple(turn.reply_strips(index)), width=turn.replies_width)
+            if item.kind == "reply"
+            else item
+            for index, item in enumerate(turn.items)
+        ]
+        blocks = [block_for(item, self.tool_preview_chars) for item in items]
+        with self.app.batch_update():
+            await self.mount_all(blocks, before=turn)
+            if self.cursor is turn:
+                self.cursor = None
+            await turn.remove()
+        return blocks[0] if blocks else None
 
     async def jump_to_newest(self) -> None:
         """`end` with a gap: drop the paged-up window and show the newest turns again."""
