@@ -10,13 +10,14 @@ thaws it into the separate blocks, which the cursor, expansion and copying of on
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
+from textual.style import Style as VisualStyle
 from textual.visual import Visual
 
 from widgets.transcript_blocks import UserBlock, reply_strips, tool_line, tool_text
@@ -30,11 +31,19 @@ INDENT = 2  # tool lines sit as far in as a separate ToolBlock's (padding 3 agai
 class StoredTurn(UserBlock):
     """One whole stored turn; as a `UserBlock` it is where the window may be cut (it knows its ref)."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"stored-turn--user", "stored-turn--tool", "stored-turn--failed"}
+
+    # The colours of the blocks it stands for: a reply's (the screen's foreground), the user's
+    # message as a UserBlock's, tool lines as a ToolBlock's (auto colours resolve here, in CSS).
     DEFAULT_CSS = """
     StoredTurn {
         width: 1fr;
         height: auto;
+        color: $foreground;
     }
+    StoredTurn > .stored-turn--user { color: $text; }
+    StoredTurn > .stored-turn--tool { color: $text-muted; }
+    StoredTurn > .stored-turn--failed { color: $error; }
     """
 
     class Laidout(Message):
@@ -72,23 +81,25 @@ class StoredTurn(UserBlock):
         return self._lines
 
     def _build(self, width: int) -> list[Strip]:
-        style = self.visual_style
-        rich_style = style.rich_style
+        rich_style = self.rich_style
         lines: list[Strip] = []
         for index, item in enumerate(self.items):
             if item.kind == "user":
                 user = Content.assemble(("you  ", "bold $secondary"), item.text)
-                lines += Visual.to_strips(self, user, width, None, style)
+                lines += Visual.to_strips(self, user, width, None, self._part_style("user"))
             elif item.kind == "reply":
                 lines += [strip.adjust_cell_length(width) for strip in self._replies.get(index, [])]
             elif item.kind == "tool" and item.call is not None:
                 failed = item.result is not None and not item.result.ok
                 line = tool_line(item.call, item.result, self.preview_chars)
-                line = line.stylize_before("$error" if failed else "$text-muted")
+                style = self._part_style("failed" if failed else "tool")
                 pad = Strip.blank(INDENT, rich_style)
                 for strip in Visual.to_strips(self, line, max(1, width - INDENT), None, style):
                     lines.append(Strip.join([pad, strip]))
         return lines
+
+    def _part_style(self, part: str) -> VisualStyle:
+        return VisualStyle.from_rich_style(self.get_component_rich_style(f"stored-turn--{part}"))
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lines_for(width))
