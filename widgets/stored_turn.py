@@ -10,8 +10,9 @@ thaws it into the separate blocks, which the cursor, expansion and copying of on
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
+from rich.style import Style as RichStyle
 from textual import on, work
 from textual.content import Content
 from textual.geometry import Size
@@ -25,25 +26,20 @@ from widgets.transcript_blocks import UserBlock, reply_strips, tool_line, tool_t
 if TYPE_CHECKING:
     from widgets.transcript_history import HistoryItem
 
+STORED_TURN_PARTS = {"stored-turn--user", "stored-turn--tool", "stored-turn--failed"}
+"""Component classes of the transcript: the colours of a stored turn's user and tool lines."""
 INDENT = 2  # tool lines sit as far in as a separate ToolBlock's (padding 3 against this one's 1)
 
 
 class StoredTurn(UserBlock):
     """One whole stored turn; as a `UserBlock` it is where the window may be cut (it knows its ref)."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"stored-turn--user", "stored-turn--tool", "stored-turn--failed"}
-
-    # The colours of the blocks it stands for: a reply's (the screen's foreground), the user's
-    # message as a UserBlock's, tool lines as a ToolBlock's (auto colours resolve here, in CSS).
     DEFAULT_CSS = """
     StoredTurn {
         width: 1fr;
         height: auto;
-        color: $foreground;
+        color: $foreground;  /* a reply's colour (a FrozenReply's, from the screen) */
     }
-    StoredTurn > .stored-turn--user { color: $text; }
-    StoredTurn > .stored-turn--tool { color: $text-muted; }
-    StoredTurn > .stored-turn--failed { color: $error; }
     """
 
     class Laidout(Message):
@@ -99,7 +95,12 @@ class StoredTurn(UserBlock):
         return lines
 
     def _part_style(self, part: str) -> VisualStyle:
-        return VisualStyle.from_rich_style(self.get_component_rich_style(f"stored-turn--{part}"))
+        name = f"stored-turn--{part}"
+        owner = self.parent
+        if owner is None or name not in getattr(owner, "COMPONENT_CLASSES", ()):
+            return self.visual_style
+        colour = owner.get_component_rich_style(name).color  # only the ink: the background is the turn's
+        return self.visual_style + VisualStyle.from_rich_style(RichStyle(color=colour))
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lines_for(width))

@@ -24,7 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from widgets.pane import Pane
-from widgets.stored_turn import StoredTurn
+from widgets.stored_turn import STORED_TURN_PARTS, StoredTurn
 from widgets.transcript_blocks import (
     ApprovalBlock,
     CompactionBlock,
@@ -61,7 +61,13 @@ class Transcript(HistoryWindow, VerticalScroll):
         background: $surface;
         scrollbar-size-vertical: 1;
     }
+    Transcript > .stored-turn--user { color: $text; }
+    Transcript > .stored-turn--tool { color: $text-muted; }
+    Transcript > .stored-turn--failed { color: $error; }
     """
+    # The colours StoredTurns draw their user and tool lines in, as a UserBlock's and a ToolBlock's
+    # (resolved once here: component classes on every turn cost a style pass each when mounted).
+    COMPONENT_CLASSES: ClassVar[set[str]] = STORED_TURN_PARTS
     BLANK = True
 
     BINDINGS: ClassVar[list[BindingType]] = [
