@@ -382,7 +382,8 @@ def page_session_figures(lived_in: BenchHome, scratch: str) -> list[Figure]:
             "widgets mounted in its transcript at the top",
             got["mounted_end"],
             "",
-            note=f"{got['mounted_peak']} at most while paging; old turns leave the DOM",
+            note=f"{got['mounted_peak']} at most while paging; a stored turn is one widget, old turns "
+            "leave the DOM",
         ),
         Figure(
             "RSS at the end of paging",
