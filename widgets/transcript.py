@@ -183,6 +183,7 @@ class Transcript(HistoryWindow, VerticalScroll):
         self.gap = None
         self._history_request += 1
         self._history_pending = ""
+        self._forget_ahead()
         self.pending_below = False
         await self.remove_children()
         self.anchor()

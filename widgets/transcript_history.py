@@ -159,6 +159,12 @@ class HistoryWindow:
     turn_active: bool
     _history_request: int
     _history_pending: str
+    # The page above the window, read ahead while the reader looks at this one (so the next step
+    # up mounts at once): its anchor, the question's number (negative: never a step's), the answer.
+    _ahead_anchor: Ref | None = None
+    _ahead_request: int = 0
+    _ahead_page: HistoryPage | None = None
+    _ahead_claimed: int = 0  # a step asked for it before it came: the step's request number
 
     if TYPE_CHECKING:
         children: Any
@@ -208,9 +214,42 @@ class HistoryWindow:
         marker = self.pruned
         if marker is None or marker.anchor is None or not marker.more or self._history_pending:
             return False
+        if self._ahead_anchor == marker.anchor:  # read ahead already, or on its way
+            self._history_request += 1
+            self._history_pending = "up"
+            page = self._ahead_page
+            if page is not None:
+                self._forget_ahead()
+                self.call_later(self.load_history, replace(page, request=self._history_request))
+            else:  # its answer is this step's
+                self._ahead_claimed = self._history_request
+                marker.set_loading(True)
+            return True
         marker.set_loading(True)
         self._ask("up", marker.anchor)
         return True
+
+    def _read_ahead(self) -> None:
+        """Ask for the page above the window now, so the step up to it needs no read."""
+        marker = self.pruned
+        if marker is None or marker.anchor is None or not marker.more or marker.anchor == self._ahead_anchor:
+            return
+        self._ahead_request -= 1
+        self._ahead_anchor, self._ahead_page, self._ahead_claimed = marker.anchor, None, 0
+        width = max(20, self.scrollable_content_region.width - 2)
+        self.post_message(
+            HistoryWanted(
+                self,  # type: ignore[arg-type]
+                "up",
+                marker.anchor,
+                width=width,
+                request=self._ahead_request,
+                session_id=self.history_session,
+            )
+        )
+
+    def _forget_ahead(self) -> None:
+        self._ahead_anchor, self._ahead_page, self._ahead_claimed = None, None, 0
 
     def request_later(self) -> bool:
         gap = self.gap
@@ -238,6 +277,20 @@ class HistoryWindow:
     # Receiving.
 
     async def load_history(self, page: HistoryPage) -> None:
+        if page.request < 0:  # a page read ahead
+            if page.request != self._ahead_request or self._ahead_anchor is None:
+                return  # read for a window that has changed since
+            claimed = self._ahead_claimed
+            if not claimed:  # kept for the next step (an error: the step reads it again itself)
+                if page.error:
+                    self._forget_ahead()
+                else:
+                    self._ahead_page = page
+                return
+            self._forget_ahead()
+            if claimed != self._history_request:
+                return
+            page = replace(page, request=claimed)  # a step is waiting for it: it is that step's answer
         if page.request != self._history_request:
             return  # an answer to a question asked before the window changed
         self._history_pending = ""
@@ -255,6 +308,8 @@ class HistoryWindow:
         else:
             await self._load_down(page)
         self.call_after_refresh(self.check_edges)
+        if page.direction != "down":
+            self.call_after_refresh(self._read_ahead)
 
     async def _load_first(self, page: HistoryPage) -> None:
         blocks = blocks_for(page.items, self.tool_preview_chars)
