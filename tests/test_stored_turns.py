@@ -127,3 +127,18 @@ async def test_enter_thaws_a_stored_turn_so_its_tool_call_can_be_expanded_and_co
         tool = transcript.cursor
         assert isinstance(tool, ToolBlock) and tool.expanded and tool.has_class("-failed")
         assert len(transcript.query(StoredTurn)) == TURNS - 1, "only the turn expanded was taken apart"
+
+
+async def test_a_stored_turn_lays_its_replies_out_again_for_a_new_width_once() -> None:
+    home = make_home(MODEL_CONFIG)
+    session_id = await session_with_tools(home)
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(100, 40)) as pilot:
+        transcript = await open_view(pilot, app, session_id)
+        turn = transcript.query(StoredTurn).last()
+        assert turn.replies_width == turn.content_region.width, "laid out at its width from the start"
+        await pilot.resize_terminal(70, 40)
+        assert await pause_until(pilot, lambda: turn.replies_width == turn.content_region.width < 70)
+        width = turn.replies_width
+        assert max(strip.cell_length for strip in turn.reply_strips(2)) <= width
+        assert "It reads the file." in "".join(s.text for s in turn.reply_strips(2))

@@ -117,8 +117,14 @@ class StoredTurn(UserBlock):
         self._lines_width = -1  # a theme or class change: draw the lines again in the new colours
 
     def on_resize(self) -> None:
+        # After the next frame: the first layout of a page is often one column wider than the
+        # next, where the transcript's scrollbar appears; only the width that stays counts.
+        if self._replies and self.content_region.width != self._replies_width:
+            self.call_after_refresh(self._check_width)
+
+    def _check_width(self) -> None:
         width = self.content_region.width
-        if width > 0 and self._replies and width != self._replies_width:
+        if self.is_attached and width > 0 and width != self._replies_width:
             self._lay_out(width)
 
     @work(thread=True, exclusive=True, group="stored-turn-layout", exit_on_error=False)

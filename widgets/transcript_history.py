@@ -184,12 +184,15 @@ class HistoryWindow:
         def call_after_refresh(self, callback: Any, *args: Any) -> bool: ...
         def anchor(self, anchor: bool = True) -> None: ...
 
+        show_vertical_scrollbar: bool
+        styles: Any
+
     # Asking.
 
     def _ask(self, direction: str, anchor: Ref | None, stop: Ref | None = None) -> None:
         self._history_request += 1
         self._history_pending = direction
-        width = max(20, self.scrollable_content_region.width - 2)
+        width = self._reply_width()
         self.post_message(
             HistoryWanted(
                 self,  # type: ignore[arg-type]
@@ -202,8 +205,20 @@ class HistoryWindow:
             )
         )
 
+    def _reply_width(self) -> int:
+        """The width replies are laid out at: the blocks' content width once the scrollbar shows
+        (a page of stored history nearly always brings it; laying out for one column more would
+        lay every reply out again the moment it appears)."""
+        width = self.scrollable_content_region.width
+        if not self.show_vertical_scrollbar:
+            width -= self.styles.scrollbar_size_vertical
+        return max(20, width - 2)
+
     def open_history(self, session_id: str, around: int | None = None) -> None:
         """Show a stored conversation: its newest page, or the page around one message."""
+        if not self.scrollable_content_region.width:  # not laid out yet: replies would be laid out
+            self.call_after_refresh(self.open_history, session_id, around)  # at the wrong width
+            return
         self.history_session = session_id
         if around is None:
             self._ask("tail", (session_id, 0))
@@ -236,7 +251,7 @@ class HistoryWindow:
             return
         self._ahead_request -= 1
         self._ahead_anchor, self._ahead_page, self._ahead_claimed = marker.anchor, None, 0
-        width = max(20, self.scrollable_content_region.width - 2)
+        width = self._reply_width()
         self.post_message(
             HistoryWanted(
                 self,  # type: ignore[arg-type]
