@@ -28,6 +28,7 @@ import textwrap
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from bench.common import Figure, Options, median
 from bench.tui_home import LONG_MESSAGES, SESSIONS, SKILLS, BenchHome, build_home
@@ -379,10 +380,18 @@ def page_session_figures(lived_in: BenchHome, scratch: str) -> list[Figure]:
         ),
         Figure("page up through it: worst page", max(pages), "ms"),
         Figure(
+            "page up through it: key to the page drawn in place, median",
+            median(got["drawn_ms"]),
+            "ms",
+            note=f"worst {max(got['drawn_ms']):.0f} ms; from the key to the last frame the step changed "
+            "(the figures above add the test pilot's waits for idle)",
+        ),
+        Figure(
             "widgets mounted in its transcript at the top",
             got["mounted_end"],
             "",
-            note=f"{got['mounted_peak']} at most while paging; old turns leave the DOM",
+            note=f"{got['mounted_peak']} at most while paging; a stored turn is one widget, old turns "
+            "leave the DOM",
         ),
         Figure(
             "RSS at the end of paging",
@@ -396,16 +405,38 @@ def page_session_figures(lived_in: BenchHome, scratch: str) -> list[Figure]:
 
 async def _page_session(root: Path, session_id: str) -> dict[str, object]:
     """In this process: the workstation on `root` (no model), the session opened read-only, paged up."""
+    from textual.screen import Screen
+
     from engine.config import load_config
     from engine.home import Home
     from tui.app import HwsApp
-    from tui.screens.session_view import SessionViewScreen
-    from widgets.transcript_blocks import UserBlock
 
     home = Home.resolve(root).ensure()
     config = load_config(home.root)
     app = HwsApp(home, config)
     app.animation_level = "none"
+    # When each frame was drawn: a step is done for the reader at the last frame it changed, which
+    # the press-to-settled time below overshoots by the test pilot's idle waits (20 ms sleeps each).
+    painted: list[float] = []
+    original_refresh = Screen._compositor_refresh
+
+    def timed_refresh(self: Screen) -> None:  # type: ignore[type-arg]
+        original_refresh(self)
+        painted.append(time.perf_counter())
+
+    Screen._compositor_refresh = timed_refresh  # type: ignore[method-assign]
+    try:
+        return await _page_session_run(app, config, home, session_id, painted)
+    finally:
+        Screen._compositor_refresh = original_refresh  # type: ignore[method-assign]
+
+
+async def _page_session_run(
+    app: Any, config: Any, home: Any, session_id: str, painted: list[float]
+) -> dict[str, object]:
+    from tui.screens.session_view import SessionViewScreen
+    from widgets.transcript_blocks import UserBlock
+
     async with app.run_test(size=(COLUMNS, ROWS)) as pilot:
 
         async def until(condition: Callable[[], bool], rounds: int = 2000) -> None:
@@ -435,6 +466,7 @@ async def _page_session(root: Path, session_id: str) -> dict[str, object]:
         open_ms = (time.perf_counter() - started) * 1000
         first_page_blocks = len(transcript.children)
         pages: list[float] = []
+        drawn: list[float] = []
         peak = first_page_blocks
         loads = 0
         while transcript.pruned is not None and transcript.pruned.more:
@@ -457,6 +489,7 @@ async def _page_session(root: Path, session_id: str) -> dict[str, object]:
                 await pilot.pause()
             loads += seen - asked
             pages.append((time.perf_counter() - started) * 1000)
+            drawn.append((max((t for t in painted if t >= started), default=started) - started) * 1000)
             peak = max(peak, len(transcript.children))
         refs = [c.ref for c in transcript.children if getattr(c, "ref", None) is not None]
         top = min(r[1] for r in refs) if refs else None
@@ -472,6 +505,7 @@ async def _page_session(root: Path, session_id: str) -> dict[str, object]:
             "open_ms": open_ms,
             "first_page_blocks": first_page_blocks,
             "pages_ms": pages,
+            "drawn_ms": drawn,
             "loads": loads,
             "page_messages": int(config.tui.history_page_messages),
             "reached_top": reached,

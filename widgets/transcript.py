@@ -24,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from widgets.pane import Pane
+from widgets.stored_turn import STORED_TURN_PARTS, StoredTurn
 from widgets.transcript_blocks import (
     ApprovalBlock,
     CompactionBlock,
@@ -60,7 +61,13 @@ class Transcript(HistoryWindow, VerticalScroll):
         background: $surface;
         scrollbar-size-vertical: 1;
     }
+    Transcript > .stored-turn--user { color: $text; }
+    Transcript > .stored-turn--tool { color: $text-muted; }
+    Transcript > .stored-turn--failed { color: $error; }
     """
+    # The colours StoredTurns draw their user and tool lines in, as a UserBlock's and a ToolBlock's
+    # (resolved once here: component classes on every turn cost a style pass each when mounted).
+    COMPONENT_CLASSES: ClassVar[set[str]] = STORED_TURN_PARTS
     BLANK = True
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -176,6 +183,7 @@ class Transcript(HistoryWindow, VerticalScroll):
         self.gap = None
         self._history_request += 1
         self._history_pending = ""
+        self._forget_ahead()
         self.pending_below = False
         await self.remove_children()
         self.anchor()
@@ -436,8 +444,16 @@ class Transcript(HistoryWindow, VerticalScroll):
         cursor = self.cursor
         if isinstance(cursor, (ToolBlock, ReasoningBlock, CompactionBlock)):
             cursor.toggle()
+        elif isinstance(cursor, StoredTurn):
+            self.call_later(self._thaw_cursor, cursor)
         elif isinstance(cursor, ApprovalBlock) and cursor.decision is None:
             cursor.query_one("#approve-once").focus()
+
+    async def _thaw_cursor(self, turn: StoredTurn) -> None:
+        """Enter on a stored turn: its blocks, separate, with the cursor on its user message."""
+        first = await self.thaw(turn)
+        if first is not None:
+            self._move_cursor_to(first)
 
     def action_copy_block(self) -> None:
         selected = self.screen.get_selected_text()

@@ -253,24 +253,8 @@ class ToolBlock(Block):
         self.expanded = not self.expanded
 
     def render(self) -> Content:
-        limit = self.preview_chars
-        call = self.called
-        argument = one_line(call.preview or _arguments_line(call.arguments), limit)
-        parts: list[Any] = [
-            ("▾ " if self.expanded else "▸ ", "dim"),
-            (call.name, "bold $primary"),
-            "  ",
-            argument,
-        ]
-        done = self.finished
-        if done is None:
-            parts.append(("  running…", "dim italic"))
-        else:
-            mark = ("  ✓", "$success") if done.ok else ("  ✗", "$error")
-            parts += [mark, (f" {format_duration(done.duration_s)}", "dim")]
-            if done.preview:
-                parts += ["  ", (one_line(done.preview, limit), "dim")]
-        head = Content.assemble(*parts)
+        call, done = self.called, self.finished
+        head = tool_line(call, done, self.preview_chars, self.expanded)
         if not self.expanded:
             return head
         body = ["", "arguments:", _pretty(call.arguments)]
@@ -283,8 +267,29 @@ class ToolBlock(Block):
         self.toggle()
 
     def copy_text(self) -> str:
-        result = self.finished.result or self.finished.preview if self.finished else ""
-        return f"{self.called.name} {_pretty(self.called.arguments)}\n{result}".strip()
+        return tool_text(self.called, self.finished)
+
+
+def tool_line(
+    call: events.ToolCalled, done: events.ToolFinished | None, limit: int, expanded: bool = False
+) -> Content:
+    """A tool call's one line: name, argument preview, then its mark, duration and result preview."""
+    argument = one_line(call.preview or _arguments_line(call.arguments), limit)
+    parts: list[Any] = [("▾ " if expanded else "▸ ", "dim"), (call.name, "bold $primary"), "  ", argument]
+    if done is None:
+        parts.append(("  running…", "dim italic"))
+    else:
+        mark = ("  ✓", "$success") if done.ok else ("  ✗", "$error")
+        parts += [mark, (f" {format_duration(done.duration_s)}", "dim")]
+        if done.preview:
+            parts += ["  ", (one_line(done.preview, limit), "dim")]
+    return Content.assemble(*parts)
+
+
+def tool_text(call: events.ToolCalled, done: events.ToolFinished | None) -> str:
+    """What copying a tool call gives: its name and arguments, then its result."""
+    result = done.result or done.preview if done else ""
+    return f"{call.name} {_pretty(call.arguments)}\n{result}".strip()
 
 
 def _arguments_line(arguments: dict[str, Any]) -> str:

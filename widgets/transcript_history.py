@@ -11,7 +11,8 @@ answers with `HistoryLoaded`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
@@ -115,6 +116,32 @@ def block_for(item: HistoryItem, preview_chars: int) -> Widget:
     return widget  # type: ignore[no-any-return]
 
 
+def blocks_for(items: Sequence[HistoryItem], preview_chars: int) -> list[Widget]:
+    """A page's widgets: each whole turn (a user message, its tool calls and replies) as one
+    `StoredTurn`; what comes before the first user message, summaries and dividers as blocks."""
+    from widgets.stored_turn import StoredTurn
+
+    widgets: list[Widget] = []
+    turn: list[HistoryItem] = []
+
+    def close_turn() -> None:
+        if turn:
+            widgets.append(StoredTurn(turn, preview_chars))
+            turn.clear()
+
+    for item in items:
+        if item.kind == "user":
+            close_turn()
+            turn.append(item)
+        elif item.kind in ("reply", "tool") and turn:
+            turn.append(item)
+        else:
+            close_turn()
+            widgets.append(block_for(item, preview_chars))
+    close_turn()
+    return widgets
+
+
 def is_turn_start(widget: Widget) -> bool:
     """A user block whose stored message is known: the window may be cut just before it."""
     return isinstance(widget, UserBlock) and widget.ref is not None
@@ -132,6 +159,12 @@ class HistoryWindow:
     turn_active: bool
     _history_request: int
     _history_pending: str
+    # The page above the window, read ahead while the reader looks at this one (so the next step
+    # up mounts at once): its anchor, the question's number (negative: never a step's), the answer.
+    _ahead_anchor: Ref | None = None
+    _ahead_request: int = 0
+    _ahead_page: HistoryPage | None = None
+    _ahead_claimed: int = 0  # a step asked for it before it came: the step's request number
 
     if TYPE_CHECKING:
         children: Any
@@ -151,12 +184,15 @@ class HistoryWindow:
         def call_after_refresh(self, callback: Any, *args: Any) -> bool: ...
         def anchor(self, anchor: bool = True) -> None: ...
 
+        show_vertical_scrollbar: bool
+        styles: Any
+
     # Asking.
 
     def _ask(self, direction: str, anchor: Ref | None, stop: Ref | None = None) -> None:
         self._history_request += 1
         self._history_pending = direction
-        width = max(20, self.scrollable_content_region.width - 2)
+        width = self._reply_width()
         self.post_message(
             HistoryWanted(
                 self,  # type: ignore[arg-type]
@@ -169,8 +205,20 @@ class HistoryWindow:
             )
         )
 
+    def _reply_width(self) -> int:
+        """The width replies are laid out at: the blocks' content width once the scrollbar shows
+        (a page of stored history nearly always brings it; laying out for one column more would
+        lay every reply out again the moment it appears)."""
+        width = self.scrollable_content_region.width
+        if not self.show_vertical_scrollbar:
+            width -= self.styles.scrollbar_size_vertical
+        return max(20, width - 2)
+
     def open_history(self, session_id: str, around: int | None = None) -> None:
         """Show a stored conversation: its newest page, or the page around one message."""
+        if not self.scrollable_content_region.width:  # not laid out yet: replies would be laid out
+            self.call_after_refresh(self.open_history, session_id, around)  # at the wrong width
+            return
         self.history_session = session_id
         if around is None:
             self._ask("tail", (session_id, 0))
@@ -181,9 +229,42 @@ class HistoryWindow:
         marker = self.pruned
         if marker is None or marker.anchor is None or not marker.more or self._history_pending:
             return False
+        if self._ahead_anchor == marker.anchor:  # read ahead already, or on its way
+            self._history_request += 1
+            self._history_pending = "up"
+            page = self._ahead_page
+            if page is not None:
+                self._forget_ahead()
+                self.call_later(self.load_history, replace(page, request=self._history_request))
+            else:  # its answer is this step's
+                self._ahead_claimed = self._history_request
+                marker.set_loading(True)
+            return True
         marker.set_loading(True)
         self._ask("up", marker.anchor)
         return True
+
+    def _read_ahead(self) -> None:
+        """Ask for the page above the window now, so the step up to it needs no read."""
+        marker = self.pruned
+        if marker is None or marker.anchor is None or not marker.more or marker.anchor == self._ahead_anchor:
+            return
+        self._ahead_request -= 1
+        self._ahead_anchor, self._ahead_page, self._ahead_claimed = marker.anchor, None, 0
+        width = self._reply_width()
+        self.post_message(
+            HistoryWanted(
+                self,  # type: ignore[arg-type]
+                "up",
+                marker.anchor,
+                width=width,
+                request=self._ahead_request,
+                session_id=self.history_session,
+            )
+        )
+
+    def _forget_ahead(self) -> None:
+        self._ahead_anchor, self._ahead_page, self._ahead_claimed = None, None, 0
 
     def request_later(self) -> bool:
         gap = self.gap
@@ -211,6 +292,20 @@ class HistoryWindow:
     # Receiving.
 
     async def load_history(self, page: HistoryPage) -> None:
+        if page.request < 0:  # a page read ahead
+            if page.request != self._ahead_request or self._ahead_anchor is None:
+                return  # read for a window that has changed since
+            claimed = self._ahead_claimed
+            if not claimed:  # kept for the next step (an error: the step reads it again itself)
+                if page.error:
+                    self._forget_ahead()
+                else:
+                    self._ahead_page = page
+                return
+            self._forget_ahead()
+            if claimed != self._history_request:
+                return
+            page = replace(page, request=claimed)  # a step is waiting for it: it is that step's answer
         if page.request != self._history_request:
             return  # an answer to a question asked before the window changed
         self._history_pending = ""
@@ -228,9 +323,11 @@ class HistoryWindow:
         else:
             await self._load_down(page)
         self.call_after_refresh(self.check_edges)
+        if page.direction != "down":
+            self.call_after_refresh(self._read_ahead)
 
     async def _load_first(self, page: HistoryPage) -> None:
-        blocks = [block_for(item, self.tool_preview_chars) for item in page.items]
+        blocks = blocks_for(page.items, self.tool_preview_chars)
         marker = self._top_marker()
         if not marker.is_attached:
             await self.mount(marker, before=0)
@@ -256,7 +353,7 @@ class HistoryWindow:
         marker.set_anchor(page.first if page.items else marker.anchor, page.more_above)
         if not page.items:
             return
-        blocks = [block_for(item, self.tool_preview_chars) for item in page.items]
+        blocks = blocks_for(page.items, self.tool_preview_chars)
         following = self._first_block_after(marker)
         before_y = following.virtual_region.y if following is not None else 0
         await self.mount_all(blocks, after=marker)
@@ -276,7 +373,7 @@ class HistoryWindow:
             return
         gap.set_loading(False)
         if page.items:
-            blocks = [block_for(item, self.tool_preview_chars) for item in page.items]
+            blocks = blocks_for(page.items, self.tool_preview_chars)
             await self.mount_all(blocks, before=gap)
         if page.last is not None:
             gap.after = page.last
@@ -363,6 +460,26 @@ class HistoryWindow:
             self.gap.after = after
         await self.remove_children(doomed)
         return len(doomed)
+
+    async def thaw(self, turn: Widget) -> Widget | None:
+        """A stored turn taken apart into its separate blocks (to expand or copy one of them)."""
+        from widgets.stored_turn import StoredTurn
+
+        if not isinstance(turn, StoredTurn) or not turn.is_attached:
+            return None
+        items = [
+            replace(item, strips=tuple(turn.reply_strips(index)), width=turn.replies_width)
+            if item.kind == "reply"
+            else item
+            for index, item in enumerate(turn.items)
+        ]
+        blocks = [block_for(item, self.tool_preview_chars) for item in items]
+        with self.app.batch_update():
+            await self.mount_all(blocks, before=turn)
+            if self.cursor is turn:
+                self.cursor = None
+            await turn.remove()
+        return blocks[0] if blocks else None
 
     async def jump_to_newest(self) -> None:
         """`end` with a gap: drop the paged-up window and show the newest turns again."""

@@ -1,0 +1,93 @@
+"""The page above the window is read while the reader looks at this one, so a step up needs no read."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tests.test_history_paging import CONFIG, TURNS, long_session
+from tests.tui_support import make_app, make_home, pause_until
+from tui.screens.session_view import SessionViewScreen
+from widgets.stored_turn import StoredTurn
+
+
+def record_reads(app: Any, gate: asyncio.Event) -> list[tuple[str, int, int]]:
+    """Every page the app reads, as (direction, anchor message id, request); read-aheads wait for `gate`."""
+    reads: list[tuple[str, int, int]] = []
+    original = app.history.page
+
+    async def page(direction: str, session_id: str, anchor: int, **kwargs: Any) -> Any:
+        reads.append((direction, anchor, kwargs["request"]))
+        if kwargs["request"] < 0:
+            await gate.wait()
+        return await original(direction, session_id, anchor, **kwargs)
+
+    app.history.page = page
+    return reads
+
+
+async def open_view(pilot: Any, app: Any, session_id: str) -> Any:
+    app.view_session(session_id)
+    assert await pause_until(
+        pilot, lambda: isinstance(app.screen, SessionViewScreen) and bool(app.screen.query("Transcript"))
+    )
+    transcript = app.screen.transcript
+    assert await pause_until(
+        pilot, lambda: not transcript._history_pending and bool(transcript.query(StoredTurn))
+    )
+    return transcript
+
+
+def questions(transcript: Any) -> list[str]:
+    return [turn.text for turn in transcript.query(StoredTurn)]
+
+
+async def test_a_step_up_mounts_the_page_read_ahead_without_reading_it_again() -> None:
+    home = make_home(CONFIG)
+    session_id = await long_session(home)
+    app = make_app(CONFIG)
+    async with app.run_test(size=(100, 30)) as pilot:
+        gate = asyncio.Event()
+        gate.set()
+        reads = record_reads(app, gate)
+        transcript = await open_view(pilot, app, session_id)
+        anchor = transcript.pruned.anchor
+        assert await pause_until(pilot, lambda: transcript._ahead_page is not None)
+        assert reads[-1][0] == "up" and reads[-1][1] == anchor[1] and reads[-1][2] < 0, "read ahead"
+        before = len(reads)
+        earliest = questions(transcript)[0]
+        await pilot.press("home")
+        assert await pause_until(pilot, lambda: not transcript._history_pending)
+        shown = questions(transcript)
+        assert shown.index(earliest) > 0, "the page above was mounted"
+        assert all(read[2] < 0 for read in reads[before:]), "the step itself read nothing"
+        assert await pause_until(pilot, lambda: transcript._ahead_page is not None)
+        assert transcript._ahead_anchor == transcript.pruned.anchor, "and the next page is read ahead"
+
+
+async def test_a_step_asked_while_the_page_is_still_being_read_ahead_waits_for_that_read() -> None:
+    home = make_home(CONFIG)
+    session_id = await long_session(home)
+    app = make_app(CONFIG)
+    async with app.run_test(size=(100, 30)) as pilot:
+        gate = asyncio.Event()
+        reads = record_reads(app, gate)
+        transcript = await open_view(pilot, app, session_id)
+        assert await pause_until(pilot, lambda: any(read[2] < 0 for read in reads))
+        earliest = questions(transcript)[0]
+        before = len(reads)
+        await pilot.press("home")
+        for _ in range(5):
+            await pilot.pause()
+        assert transcript._history_pending == "up" and transcript.pruned.loading
+        assert len(reads) == before, "no second read of the same page"
+        gate.set()
+        assert await pause_until(pilot, lambda: not transcript._history_pending)
+        shown = questions(transcript)
+        assert shown.index(earliest) > 0 and not transcript.pruned.loading
+        for _ in range(TURNS):  # and on to the first message, read ahead all the way
+            if not transcript.pruned.more:
+                break
+            await pilot.press("home")
+            assert await pause_until(pilot, lambda: not transcript._history_pending, 400)
+        assert questions(transcript)[0] == "question 0"
