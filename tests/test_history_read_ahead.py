@@ -6,8 +6,7 @@ import asyncio
 from typing import Any
 
 from tests.test_history_paging import CONFIG, TURNS, long_session
-from tests.tui_support import make_app, make_home, pause_until
-from tui.screens.session_view import SessionViewScreen
+from tests.tui_support import make_app, make_home, open_stored_view, pause_until
 from widgets.stored_turn import StoredTurn
 
 
@@ -27,15 +26,7 @@ def record_reads(app: Any, gate: asyncio.Event) -> list[tuple[str, int, int]]:
 
 
 async def open_view(pilot: Any, app: Any, session_id: str) -> Any:
-    app.view_session(session_id)
-    assert await pause_until(
-        pilot, lambda: isinstance(app.screen, SessionViewScreen) and bool(app.screen.query("Transcript"))
-    )
-    transcript = app.screen.transcript
-    assert await pause_until(
-        pilot, lambda: not transcript._history_pending and bool(transcript.query(StoredTurn))
-    )
-    return transcript
+    return await open_stored_view(pilot, app, session_id, settle=0)
 
 
 def questions(transcript: Any) -> list[str]:

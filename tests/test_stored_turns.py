@@ -8,8 +8,14 @@ from typing import Any
 from rich.style import Style
 
 from engine.home import Home
-from tests.tui_support import FIXED_WALL_TIME, MODEL_CONFIG, make_app, make_home, pause_until
-from tui.screens.session_view import SessionViewScreen
+from tests.tui_support import (
+    FIXED_WALL_TIME,
+    MODEL_CONFIG,
+    make_app,
+    make_home,
+    open_stored_view,
+    pause_until,
+)
 from widgets.stored_turn import StoredTurn
 from widgets.transcript_blocks import FrozenReply, ToolBlock, UserBlock
 
@@ -69,17 +75,7 @@ def screen_cells(app: Any) -> list[list[tuple[str, Any]]]:
 
 
 async def open_view(pilot: Any, app: Any, session_id: str) -> Any:
-    app.view_session(session_id)
-    assert await pause_until(
-        pilot, lambda: isinstance(app.screen, SessionViewScreen) and bool(app.screen.query("Transcript"))
-    )
-    transcript = app.screen.transcript
-    assert await pause_until(
-        pilot, lambda: not transcript._history_pending and bool(transcript.query(UserBlock))
-    )
-    for _ in range(3):
-        await pilot.pause()
-    return transcript
+    return await open_stored_view(pilot, app, session_id, settle=3)
 
 
 async def test_a_stored_turn_is_one_widget_that_looks_exactly_like_its_blocks() -> None:

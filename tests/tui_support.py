@@ -160,3 +160,21 @@ async def seed_sessions(
     finally:
         await store.close()
     return ids
+
+
+async def open_stored_view(pilot: Any, app: Any, session_id: str, settle: int = 0) -> Any:
+    """Open a stored session read-only and wait for its first page of turns; returns its transcript."""
+    from tui.screens.session_view import SessionViewScreen
+    from widgets.transcript_blocks import UserBlock
+
+    app.view_session(session_id)
+    assert await pause_until(
+        pilot, lambda: isinstance(app.screen, SessionViewScreen) and bool(app.screen.query("Transcript"))
+    )
+    transcript = app.screen.transcript
+    assert await pause_until(
+        pilot, lambda: not transcript._history_pending and bool(transcript.query(UserBlock))
+    )
+    for _ in range(settle):
+        await pilot.pause()
+    return transcript
