@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from engine.text_merge import diff_lines
+from tui.screens.closing import dismiss_once
 from widgets.diff_view import DiffView
 
 KEEP_MINE, TAKE_DISK, MERGE = "mine", "disk", "merge"
@@ -82,4 +83,4 @@ class ConflictScreen(ModalScreen[str | None]):
         self.action_choose(choice)
 
     def action_choose(self, choice: str) -> None:
-        self.dismiss(choice or None)
+        dismiss_once(self, choice or None)

@@ -13,6 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.screens.closing import dismiss_once
+
 if TYPE_CHECKING:
     from engine.editing import EditTarget
 
@@ -96,11 +98,11 @@ class FilePickerScreen(ModalScreen["EditTarget | None"]):
         listing = self.query_one("#picker-list", OptionList)
         if listing.highlighted is not None:
             option = listing.get_option_at_index(listing.highlighted)
-            self.dismiss(self.targets[int(option.id or 0)])
+            dismiss_once(self, self.targets[int(option.id or 0)])
 
     @on(OptionList.OptionSelected, "#picker-list")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(self.targets[int(event.option.id or 0)])
+        dismiss_once(self, self.targets[int(event.option.id or 0)])
 
     def action_dismiss_none(self) -> None:
-        self.dismiss(None)
+        dismiss_once(self, None)

@@ -28,6 +28,7 @@ from engine.model_setup import (
     SetupError,
     provider,
 )
+from tui.screens.closing import dismiss_once
 
 if TYPE_CHECKING:
     from engine.config import Config
@@ -191,7 +192,7 @@ class SetupScreen(ModalScreen["Config | None"]):
             said = f" It said: {check.reply!r}." if check.reply else ""
             self._result(f"✓ {check.message}{said} Saved to {written.config_path}.", "ok")
             self.app.notify(f"✓ {check.message}{said}", timeout=8)
-            self.dismiss(config)
+            dismiss_once(self, config)
             return
         self._result(
             f"✗ The endpoint check failed: {check.message}\nThe settings are saved; fix a field and save "
@@ -213,7 +214,7 @@ class SetupScreen(ModalScreen["Config | None"]):
         self.action_later()
 
     def action_later(self) -> None:
-        self.dismiss(self.written)
+        dismiss_once(self, self.written)
 
 
 def _provider_label(item: Any) -> str:
