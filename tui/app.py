@@ -32,7 +32,6 @@ from tui.app_commands import SlashCommands
 from tui.app_feeds import PaneFeeds
 from tui.app_history import HistoryFeeds
 from tui.commands import SLASH_COMMANDS, SessionEntry, SkillEntry, parse_slash, skill_commands
-from tui.engine_imports import load_engine
 from tui.live_files import LiveFilesMixin
 from widgets.gauge import GaugeLevels
 from widgets.prompt import PromptBox
@@ -366,7 +365,6 @@ class HwsApp(
             self._load_catalogs()
 
     def _load_catalogs(self) -> None:
-        load_engine()
         if self.skill_source is not None:
             self.post_message(messages.SkillCatalogLoaded(list(self.skill_source())))
         if self.session_source is not None:

@@ -19,7 +19,6 @@ from textual import work
 
 from tui import messages
 from tui.agent_port import AgentUnavailableError, close, start
-from tui.engine_imports import load_engine
 
 if TYPE_CHECKING:
     from engine import events
@@ -69,7 +68,6 @@ class AgentLifecycle:
     def _build_agent(self, resume: str | None, reason: str) -> None:
         assert self.agent_factory is not None
         try:
-            load_engine()
             if resume is None:
                 agent = self.agent_factory(self.home, self.config)
             else:

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 
 from tui import messages
-from tui.engine_imports import load_engine
 from tui.read_panes import Readers, started_prompt
 
 if TYPE_CHECKING:
@@ -78,7 +77,6 @@ class PaneFeeds:
     @work(thread=True, group="read-memory", exit_on_error=False, description="read the memory files")
     def _read_memory(self, seq: int) -> None:
         try:
-            load_engine()
             view = self.readers.memory_view(self.agent, int(self.tui.journal_rows))
         except Exception as exc:
             self._warn("the memory files", exc)
@@ -95,7 +93,6 @@ class PaneFeeds:
             except Exception:
                 pass
         try:
-            await asyncio.to_thread(load_engine)
             view = await asyncio.to_thread(self.readers.budget_view, agent, window)
         except Exception as exc:
             self._warn("the prompt layers", exc)
@@ -105,7 +102,6 @@ class PaneFeeds:
     @work(thread=True, group="read-skills", exit_on_error=False, description="read the skills")
     def _read_skills(self, seq: int) -> None:
         try:
-            load_engine()
             view = self.readers.skills_view(self.agent)
         except Exception as exc:
             self._warn("the skills", exc)

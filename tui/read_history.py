@@ -9,11 +9,11 @@ its continuation. Replies are laid out as Markdown in a thread, at the transcrip
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tui.engine_imports import load_engine
 from widgets.transcript_history import HistoryItem, HistoryPage
 
 if TYPE_CHECKING:
@@ -57,7 +57,8 @@ class HistoryReader:
                 path = self.home.state_db
                 if not path.exists() or path.stat().st_size == 0:
                     return None
-                await asyncio.to_thread(load_engine)  # not on the loop: another thread may be importing it
+                # Imported off the loop: the first import costs tens of ms, and another thread may be mid-way.
+                await asyncio.to_thread(importlib.import_module, "engine.sessions.store")
                 from engine.sessions.store import SessionStore
 
                 self._store = await SessionStore.open(path, settings=self.config.sessions, read_only=True)

@@ -8,8 +8,6 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-from engine.cli.common import CliExit
-
 
 def command_modules() -> list[str]:
     """Every `*_cmd` module in this package adds its subcommands; discovered, so none is forgotten."""
@@ -32,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand and return its exit code: 0 ok, 1 refused, 2 usage or config error."""
+    from engine.cli.common import CliExit  # here, not above: engine/lazy_names.py says why
+
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
