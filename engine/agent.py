@@ -304,6 +304,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
             failed = True
             state.call = None  # a reply that failed for good is not kept, only what completed before it
             from engine.llm import LLMError
+            from engine.sessions.errors import StoreError
 
             if isinstance(exc, LLMError):
                 self._put(ErrorEvent(self.session_id, exc.message, exc.retryable))
@@ -312,6 +313,8 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                 message = f"The turn failed: {type(exc).__name__}: {exc}"
                 if isinstance(exc, AgentError):
                     message = str(exc)
+                elif isinstance(exc, StoreError):  # already a sentence: what happened and what to do
+                    message = f"The conversation could not be saved, so the turn stopped: {exc}"
                 self._put(ErrorEvent(self.session_id, message))
             await self._record_interruption(state, note=False)
         completed = not (interrupted or failed or state.hit_limit)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +67,7 @@ def scripted(tmp_path: Path) -> Any:
 def make_scripted_app(model: Any) -> HwsApp:
     home = make_home(
         "agent:\n  retry_base_delay: 0.01\n  retry_max_delay: 0.05\n  api_max_retries: 2\n"
-        "review:\n  enabled: false\n"
+        "review:\n  enabled: false\nsessions:\n  busy_timeout_ms: 200\n"
     )
     workdir = Path(os.environ["HOME"]) / "code" / "site"
     workdir.mkdir(parents=True, exist_ok=True)
@@ -173,3 +175,48 @@ async def test_an_empty_reply_is_said_to_be_empty(scripted: Any) -> None:
         await turn_done(pilot, app, seen, 2)
         assert app.main_screen.transcript.last_reply == "You said hello?."
         assert sum("reply was empty" in n for n in notices(app)) == 1
+
+
+LOCKER = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+sys.stdin.readline()
+db.execute("COMMIT")
+db.close()
+"""
+
+
+async def test_state_db_locked_by_another_program_stops_the_turn_with_a_sentence(scripted: Any) -> None:
+    app = make_scripted_app(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
+        await settle(pilot, app)
+        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        await say(pilot, app, "first")
+        await turn_done(pilot, app, seen, 1)
+
+        locker = subprocess.Popen(
+            [sys.executable, "-c", LOCKER, str(app.home.state_db)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert locker.stdout is not None and locker.stdout.readline().strip() == "locked"
+            await say(pilot, app, "while it is locked")
+            await turn_done(pilot, app, seen, 2)
+        finally:
+            locker.communicate("\n", timeout=30)
+        said = [n for n in notices(app) if "locked by another program" in n]
+        assert said and said[0].startswith("✗ The conversation could not be saved, so the turn stopped: "), (
+            said
+        )
+        assert "StoreLocked" not in said[0]
+        assert app.main_screen.status.state.note == "error"
+
+        await say(pilot, app, "after the lock")
+        await turn_done(pilot, app, seen, 3)
+        assert app.main_screen.transcript.last_reply == "You said after the lock."
+        assert stored(app)[-2:] == [("user", "after the lock"), ("assistant", "You said after the lock.")]
