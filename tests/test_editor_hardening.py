@@ -120,6 +120,11 @@ async def test_a_memory_file_deleted_while_open_is_written_back_from_the_buffer_
         await pilot.press("ctrl+s")
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen))
         assert not user.exists()  # the deletion is not undone silently
+        title = str(app.screen.query_one("#conflict-title").render())
+        assert title == "⚠ USER.md was deleted on disk since you opened it", title
+        assert str(app.screen.query_one("#conflict-mine").label) == "m  write yours back"
+        assert str(app.screen.query_one("#conflict-disk").label) == "d  accept the deletion"
+        assert "deleted on disk" in note_of(editor)
         await pilot.press("m")  # keep mine: write the buffer back
         assert await wait_for(pilot, lambda: user.exists() and not editor.modified)
     assert user.read_text(encoding="utf-8") == MINE

@@ -173,8 +173,12 @@ class EditorController:
         from tui.screens.conflict import KEEP_MINE, MERGE, TAKE_DISK, ConflictScreen
 
         editor.disk_differs = True
+        deleted = result.digest == editing.ABSENT or not editor.target.path.exists()
         editor.note(
-            "Not saved: the file changed on disk. Choose: keep yours, take the disk's, or merge.", "warning"
+            "Not saved: the file was deleted on disk. Choose: write yours back, or accept the deletion."
+            if deleted
+            else "Not saved: the file changed on disk. Choose: keep yours, take the disk's, or merge.",
+            "warning",
         )
 
         def chosen(choice: str | None) -> None:
@@ -183,7 +187,8 @@ class EditorController:
             elif choice == TAKE_DISK:
                 editor.replace_text(result.disk)  # one edit: ctrl+z brings yours back
                 editor.rebase(result.digest, result.disk)
-                editor.note("Took the disk's version; ctrl+z brings yours back.", "warning")
+                took = "Accepted the deletion (the buffer is empty)" if deleted else "Took the disk's version"
+                editor.note(f"{took}; ctrl+z brings yours back.", "warning")
             elif choice == MERGE:
                 editor.replace_text(merge_with_markers(mine, result.disk))
                 editor.rebase(result.digest, result.disk)
@@ -195,7 +200,9 @@ class EditorController:
             self.schedule_check(editor, delay=0)
 
         context = int(self.config.editor.diff_context_lines)
-        self.app.push_screen(ConflictScreen(editor.label, mine, result.disk, context), chosen)
+        self.app.push_screen(
+            ConflictScreen(editor.label, mine, result.disk, context, deleted=deleted), chosen
+        )
 
     # -- the person's own editor --------------------------------------------------------------------
 

@@ -3,6 +3,8 @@
 Three ways out, and nothing is lost in any of them: keep yours (the disk's version is already in the
 journal or the skill history), take the disk's (yours stays one ctrl+z away in the buffer), or merge
 by hand (both versions go into the buffer between markers, and a save is refused until they are gone).
+A file deleted on disk is said to be deleted: keep yours writes it back, the other choice accepts
+the deletion (the buffer empties; ctrl+z brings it back).
 """
 
 from __future__ import annotations
@@ -36,13 +38,16 @@ class ConflictScreen(ModalScreen[str | None]):
         Binding("escape", "choose('')", "decide later", id="conflict_cancel", tooltip="Keep editing"),
     ]
 
-    def __init__(self, label: str, mine: str, disk: str, context: int = 3, reason: str = "") -> None:
+    def __init__(
+        self, label: str, mine: str, disk: str, context: int = 3, reason: str = "", deleted: bool = False
+    ) -> None:
         super().__init__()
         self.label = label
         self.mine = mine
         self.disk = disk
         self.context = context
         self.reason = reason
+        self.deleted = deleted  # the file is gone from disk (`disk` is then empty)
 
     def compose(self) -> ComposeResult:
         lines = diff_lines(self.mine, self.disk, self.context)
@@ -53,7 +58,9 @@ class ConflictScreen(ModalScreen[str | None]):
                 Content.assemble(
                     ("⚠ ", "$warning"),
                     (self.label, "bold"),
-                    " changed on disk since you opened it",
+                    " was deleted on disk since you opened it"
+                    if self.deleted
+                    else " changed on disk since you opened it",
                     (f" — {self.reason}" if self.reason else "", "dim"),
                 ),
                 id="conflict-title",
@@ -63,14 +70,21 @@ class ConflictScreen(ModalScreen[str | None]):
                     ("- yours ", "$error"),
                     (f"({removed} line{'s' if removed != 1 else ''} only in yours)  ", "dim"),
                     ("+ on disk ", "$success"),
-                    (f"({added} line{'s' if added != 1 else ''} only on disk)", "dim"),
+                    ("(nothing: the file is gone)", "dim")
+                    if self.deleted
+                    else (f"({added} line{'s' if added != 1 else ''} only on disk)", "dim"),
                 ),
                 id="conflict-legend",
             )
             yield view
             with Horizontal(id="conflict-buttons"):
-                yield Button("m  keep yours", id="conflict-mine", variant="primary", compact=True)
-                yield Button("d  take the disk's", id="conflict-disk", compact=True)
+                mine, disk = (
+                    ("write yours back", "accept the deletion")
+                    if self.deleted
+                    else ("keep yours", "take the disk's")
+                )
+                yield Button(f"m  {mine}", id="conflict-mine", variant="primary", compact=True)
+                yield Button(f"d  {disk}", id="conflict-disk", compact=True)
                 yield Button("h  merge by hand", id="conflict-merge", compact=True)
                 yield Button("esc  decide later", id="conflict-later", compact=True)
 
