@@ -274,6 +274,9 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             80, "Messages read from state.db per page when the transcript scrolls into old turns.", 10, 2000
         ),
         "journal_rows": S(60, "Journal entries the memory pane lists, newest first.", 1, 2000),
+        "memory_pane_entries": S(
+            200, "Entries of one memory file the memory pane lists; a longer file is cut with a note.", 1
+        ),
         "palette_sessions": S(200, "Past conversations the command palette offers.", 0, 10_000),
         "sessions_page": S(100, "Conversations the sessions screen lists per page.", 10, 2000),
         "guard_scan_skills": S(

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from tests.tui_support import MODEL_CONFIG, ScriptedAgent, make_app, settle
+from tests.tui_support import MODEL_CONFIG, ScriptedAgent, make_app, pause_until, settle
 from widgets.transcript_blocks import NoticeBlock
 
 
@@ -23,3 +23,31 @@ async def test_a_config_typo_stays_in_the_transcript_with_the_setting_it_meant()
             in text
             for text in shown
         ), shown
+
+
+async def test_a_memory_file_pasted_far_past_its_limit_lists_a_page_of_entries_and_says_how_many_more() -> (
+    None
+):
+    """5,000 entries (a 200,000-entry file took gigabytes as one widget per entry, and froze the app)."""
+    app = make_app(MODEL_CONFIG + "tui:\n  memory_pane_entries: 50\n", agent=ScriptedAgent())
+    entries = [f"Note {n} about the build and its steps." for n in range(5000)]
+    (app.home.memories / "MEMORY.md").write_text("\n§\n".join(entries), encoding="utf-8")
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = app.main_screen
+        assert await pause_until(
+            pilot, lambda: len(main.memory.view.files) == 2 and main.memory.view.files[0].disk
+        )
+        await settle(pilot, app)
+        lines = [str(line.render()) for line in main.memory.query(".memory-line")]
+        assert len(lines) < 60, len(lines)
+        assert (
+            "+ Note 0 about the build and its steps." in lines
+            or "  Note 0 about the build and its steps." in lines
+        )
+        assert any(
+            "… and 4,950 more (tui.memory_pane_entries); `hws memory show --target memory` lists them all."
+            in line
+            for line in lines
+        ), lines[-5:]
+        assert main.memory.view.files[0].disk_chars > 100_000  # the usage still counts the whole file
+        await pilot.press("ctrl+q")

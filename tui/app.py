@@ -250,6 +250,7 @@ class HwsApp(
             commands=SLASH_COMMANDS,
             prompt_max_lines=tui.prompt_max_lines,
             history_size=tui.history_size,
+            memory_pane_entries=tui.memory_pane_entries,
             context_window=window,
             levels=levels,
             status=StatusState(

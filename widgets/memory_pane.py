@@ -167,9 +167,14 @@ class MemoryPane(Pane):
             super().__init__()
             self.entry_id = entry_id
 
-    def __init__(self, levels: GaugeLevels | None = None, id: str | None = None) -> None:
+    def __init__(
+        self, levels: GaugeLevels | None = None, id: str | None = None, max_entries: int = 200
+    ) -> None:
         super().__init__(id=id)
         self.levels = levels or GaugeLevels()
+        # One line per entry: a file pasted far past its limit (200,000 entries) mounted as many
+        # widgets took gigabytes and froze the app.
+        self.max_entries = max_entries
         self.view = MemoryView()
         self.writes = 0
         self.summary = "reading…"
@@ -245,9 +250,18 @@ class MemoryPane(Pane):
             diff = entry_diff(frozen, file.disk)
             if not diff:
                 lines.append(Static("(empty)", classes="memory-line -note"))
-            for mark, entry in diff:
+            for mark, entry in diff[: self.max_entries]:
                 style = {"+": "-added", "-": "-removed", " ": "-same"}[mark]
                 lines.append(Static(Content(f"{mark} {one_line(entry)}"), classes=f"memory-line {style}"))
+            if len(diff) > self.max_entries:
+                more = len(diff) - self.max_entries
+                lines.append(
+                    Static(
+                        f"… and {more:,} more (tui.memory_pane_entries); "
+                        f"`hws memory show --target {file.target}` lists them all.",
+                        classes="memory-line -note",
+                    )
+                )
         if not self.view.session_started and self.view.files:
             lines.append(
                 Static(

@@ -56,6 +56,7 @@ class MainScreenSettings:
     commands: tuple[SlashCommand, ...] = ()
     prompt_max_lines: int = 8
     history_size: int = 500
+    memory_pane_entries: int = 200
     context_window: int = 128_000
     levels: GaugeLevels = field(default_factory=GaugeLevels)
     status: StatusState = field(default_factory=StatusState)
@@ -170,7 +171,7 @@ class MainScreen(Screen[None]):
             with Vertical(id="side"):
                 # Born with the class `watch_shown` would give them, so mounting restyles nothing.
                 for pane in (
-                    MemoryPane(s.levels, id="memory"),
+                    MemoryPane(s.levels, id="memory", max_entries=s.memory_pane_entries),
                     BudgetPane(s.context_window, s.levels, id="budget"),
                     SkillsPane(id="skills"),
                     CompressionPane(id="compression", clock=self.wall_clock),
