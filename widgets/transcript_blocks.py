@@ -22,6 +22,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
+from widgets.line_selection import SelectableLines
 from widgets.markdown_render import markdown_strips
 
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ def reply_strips(source: str, width: int, continued: bool = False) -> list[Strip
     return strips
 
 
-class FrozenReply(Widget):
+class FrozenReply(SelectableLines, Widget):
     """A finished reply: Markdown laid out once (in a thread) into strips, drawn line by line.
 
     It is mounted only when its strips are ready, so it never shows half-drawn; a width change
@@ -145,8 +146,11 @@ class FrozenReply(Widget):
         width, style = self.size.width, self.rich_style
         if 0 <= y < len(self._strips):
             # The widget's own colours go under the text (the line API paints no background itself).
-            return self._strips[y].adjust_cell_length(width).apply_style(style)
+            return self.selectable_line(self._strips[y].adjust_cell_length(width).apply_style(style), y)
         return Strip.blank(width, style)
+
+    def selectable_lines(self) -> list[Strip]:
+        return self._strips
 
     def on_resize(self) -> None:
         width = self.content_region.width
