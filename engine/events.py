@@ -48,7 +48,7 @@ class ToolCalled(Event):
     call_id: str
     name: str
     arguments: dict[str, Any]
-    preview: str
+    preview: str  # what the arguments say in one line, without the name (`src/layout.tsx`)
 
 
 @dataclass(frozen=True)

@@ -144,6 +144,11 @@ async def test_a_whole_session_through_the_scripted_model(scripted: Any) -> None
             ),
         )
 
+        from widgets.transcript_blocks import ToolBlock
+
+        line = str(main.transcript.query(ToolBlock).last().render()).split("\n")[0]
+        assert line.startswith("▸ memory  +memory") and line.count("memory  ") == 1, line  # the name once
+
         # A long reply: the bulk that /compress will summarise later.
         await say(pilot, app, "write the deploy notes")
         await turn_done(pilot, app, seen, 3)
