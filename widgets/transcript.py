@@ -75,7 +75,11 @@ class Transcript(HistoryWindow, VerticalScroll):
         Binding("alt+down,ctrl+down", "cursor_block(1)", "next block", id="block_next"),
         Binding("enter,space", "toggle_block", "expand", id="block_toggle"),
         Binding(
-            "y", "copy_block", "copy", id="copy_block", tooltip="Copy the selected block or the last reply"
+            "y",
+            "copy_block",
+            "copy",
+            id="copy_block",
+            tooltip="Copy the mouse selection, else the block or the last reply",
         ),
         Binding("end,G", "follow", "follow", id="follow_output", tooltip="Jump to the newest output"),
     ]
