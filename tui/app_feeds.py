@@ -131,9 +131,7 @@ class PaneFeeds:
 
     def reload_pane(self, pane: str) -> None:
         """A pane's `reload_from_disk()` (the file watcher, or a user) asks for a fresh reading."""
-        if pane == "skills":
-            self.readers.forget_verdicts()
-        self.refresh_panes(pane)
+        self.refresh_panes(pane)  # (a changed skill's verdict is stale by its folder's stamp)
 
     @work(thread=True, group="memory-undo", exit_on_error=False, description="undo a memory write")
     def undo_memory_entry(self, entry_id: str) -> None:
