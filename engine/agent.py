@@ -382,6 +382,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
             state.call = call
             reply: AssistantMessage | None = None
             streamed = False  # text of this attempt already shown (a retry makes it void)
+            thought = False  # thinking of this attempt already shown (void too)
             text, reasoning = StreamRedactor(self.redactor), StreamRedactor(self.redactor)
             try:
                 async with call, self._flushed(text, reasoning):
@@ -392,15 +393,15 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                             streamed = True
                             self._put_delta(TextDelta, text.feed(chunk.text))
                         elif isinstance(chunk, ReasoningChunk):
+                            thought = True
                             self._put_delta(ReasoningDelta, reasoning.feed(chunk.text))
                         elif isinstance(chunk, RetryChunk):
                             void = "; the text so far is void and the reply starts over" if streamed else ""
-                            streamed = False
+                            shown, streamed, thought = streamed or thought, False, False
                             text.reset()
                             reasoning.reset()
-                            self._put(
-                                Status(self.session_id, "warning", f"Model call failed; {chunk.text}{void}.")
-                            )
+                            sentence = f"Model call failed; {chunk.text}{void}."
+                            self._put(Status(self.session_id, "warning", sentence, reply_void=shown))
                         elif isinstance(chunk, FinishChunk):
                             self._put_delta(ReasoningDelta, reasoning.flush())
                             self._put_delta(TextDelta, text.flush())

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -247,7 +248,9 @@ def _build_sections(
             value = _substitute(value, env, missing_vars)
             _fill_section(key, value, values[key], lines, where, warnings)
         elif key not in FOREIGN_SECTIONS:
-            warnings.append(f"{where} line {line}: unknown setting `{key}` is ignored.")
+            known = [*SCHEMA[ROOT], *(name for name in SCHEMA if name != ROOT)]
+            hint = _did_you_mean(key, known)
+            warnings.append(f"{where} line {line}: unknown setting `{key}` is ignored{hint}")
     for name in sorted(missing_vars):
         warnings.append(f"{where}: ${{{name}}} is not set in the environment or in .env.")
     return {name: Section(name or "root", vals) for name, vals in values.items()}
@@ -270,7 +273,14 @@ def _fill_section(
         elif key in schema:
             target[key] = _validated(section, key, value, schema[key], where, line)
         else:
-            warnings.append(f"{where} line {line}: unknown setting `{section}.{key}` is ignored.")
+            hint = _did_you_mean(key, schema, f"{section}.")
+            warnings.append(f"{where} line {line}: unknown setting `{section}.{key}` is ignored{hint}")
+
+
+def _did_you_mean(key: str, known: Iterable[str], prefix: str = "") -> str:
+    """The end of an unknown-setting sentence: `; did you mean `model.request_timeout`?` or `.`."""
+    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.75)
+    return f"; did you mean `{prefix}{close[0]}`?" if close else "."
 
 
 _KIND_WORDS = {

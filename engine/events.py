@@ -118,6 +118,7 @@ class Status(Event):
 
     level: str  # info | warning | error
     text: str
+    reply_void: bool = False  # a retry: the reply (text and thinking) streamed so far starts over
 
 
 @dataclass(frozen=True)

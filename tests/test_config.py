@@ -82,6 +82,19 @@ def test_unknown_keys_warn_and_hermes_sections_are_silent(hermes_home: Path) -> 
     assert not any("providers" in w or "_config_version" in w for w in cfg.warnings)
 
 
+def test_a_typo_in_a_setting_name_suggests_the_setting(hermes_home: Path) -> None:
+    write(hermes_home, "model:\n  request_timout: 30\n  flavour: x\nmemroy:\n  nudge_interval: 3\n")
+    warnings = load_config(hermes_home).warnings
+    assert any(
+        w.endswith(
+            "line 2: unknown setting `model.request_timout` is ignored; did you mean `model.request_timeout`?"
+        )
+        for w in warnings
+    ), warnings
+    assert any(w.endswith("unknown setting `model.flavour` is ignored.") for w in warnings), warnings
+    assert any(w.endswith("`memroy` is ignored; did you mean `memory`?") for w in warnings), warnings
+
+
 def test_env_substitution_from_dotenv_and_environment(hermes_home: Path, monkeypatch) -> None:
     hermes_home.mkdir()
     (hermes_home / ".env").write_text(

@@ -308,3 +308,38 @@ async def test_store_errors_are_sentences_not_tracebacks(tmp_path: Path) -> None
     with pytest.raises(StoreError) as err:
         await SessionStore.open(folder)
     assert str(err.value).endswith(".") and "state.db" in str(err.value)
+
+
+PEEK = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+print(db.execute("SELECT count(*) FROM messages").fetchone()[0], flush=True)
+db.close()
+"""
+
+
+def peek(path: Path) -> int:
+    """Count the messages from another process, as a person's `sqlite3 state.db` would; it closes after."""
+    done = subprocess.run([sys.executable, "-c", PEEK, str(path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout)
+
+
+async def test_a_second_store_in_the_process_keeps_the_first_ones_locks(tmp_path: Path) -> None:
+    """The workstation opens read-only stores (history pages, the palette's sessions) beside the agent's
+    writable one. Opening one read the header with open(); its close dropped every POSIX lock the process
+    held on state.db, so another program closing the file deleted the write-ahead log still in use, and
+    every message after that was lost to everyone but this process."""
+    path = tmp_path / "state.db"
+    store = await SessionStore.open(path)
+    session = await store.create_session(source="tui", title=None)
+    await store.append_message(session.id, "user", "before the reader")
+    reader = await SessionStore.open(path, read_only=True)
+    await reader.close()
+    assert peek(path) == 1
+    assert Path(f"{path}-wal").exists(), "another program's close removed the log this process writes to"
+    await store.append_message(session.id, "assistant", "after the reader")
+    await store.append_message(session.id, "user", "and one more")
+    assert peek(path) == 3, "another program sees every committed message"
+    await store.close()
+    assert peek(path) == 3

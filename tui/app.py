@@ -274,8 +274,9 @@ class HwsApp(
         self._apply_keymap()
         self.start_live_files()
         main = self.main_screen
-        for warning in self.startup_warnings:
+        for warning in self.startup_warnings:  # a toast catches the eye; the transcript keeps it
             self.notify(warning, severity="warning", timeout=12)
+            main.post_message(messages.Notice(warning, "warning", "!"))
         if not self.config.model_name:
             main.post_message(messages.Notice(no_model_text(self.config_path_label), "warning", "!"))
             if self.offer_setup:

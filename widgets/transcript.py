@@ -135,6 +135,8 @@ class Transcript(HistoryWindow, VerticalScroll):
         self._reasoning: ReasoningBlock | None = None
         self._tools: dict[str, ToolBlock] = {}
         self._turn_text: list[str] = []
+        self._attempt: list[Widget] = []  # the reply blocks of the model call streaming now
+        self._attempt_start = 0  # where that call's text begins in `_turn_text`
         self.last_reply = ""
         self.cursor: Widget | None = None
         self.pending_below = False
@@ -155,6 +157,7 @@ class Transcript(HistoryWindow, VerticalScroll):
     async def add_user_message(self, text: str) -> UserBlock:
         await self._finish_segment()
         self._turn_text = []
+        self._new_attempt()
         block = UserBlock(text)
         self._turn_user = block
         self.turn_active = True
@@ -180,6 +183,7 @@ class Transcript(HistoryWindow, VerticalScroll):
         self._reasoning = None
         self._tools.clear()
         self._turn_text = []
+        self._new_attempt()
         self._turn_user = None
         self.turn_active = False
         self.cursor = None
@@ -200,6 +204,7 @@ class Transcript(HistoryWindow, VerticalScroll):
             return
         if self._reasoning is None:
             self._reasoning = ReasoningBlock()
+            self._attempt.append(self._reasoning)
             await self._add(self._reasoning)
         self._reasoning.append(text)
 
@@ -247,14 +252,38 @@ class Transcript(HistoryWindow, VerticalScroll):
 
             self._live = LiveReply()
             self._segment = ""
+            self._attempt.append(self._live)
             await self._add(self._live)
             self._stream = LiveReply.get_stream(self._live)
         assert self._stream is not None
         self._segment += text
         await self._stream.write(text)
 
+    async def void_reply(self) -> bool:
+        """The model call streaming now failed and starts over: its text and thinking leave the screen.
+
+        True when something was removed (the person saw words that are no longer the reply).
+        """
+        if self._stream is not None:
+            await self._stream.stop()
+        self._live = self._stream = None
+        self._reasoning = None
+        doomed = [widget for widget in self._attempt if widget.is_attached]
+        del self._turn_text[self._attempt_start :]
+        self._new_attempt()
+        if self.cursor in doomed:
+            self.cursor = None
+        if doomed:
+            await self.remove_children(doomed)
+        return bool(doomed)
+
+    def _new_attempt(self) -> None:
+        self._attempt = []
+        self._attempt_start = len(self._turn_text)
+
     async def tool_called(self, event: events.ToolCalled) -> None:
         await self._finish_segment()
+        self._new_attempt()
         block = ToolBlock(event, self.tool_preview_chars)
         self._tools[event.call_id] = block
         await self._add(block)
@@ -281,6 +310,7 @@ class Transcript(HistoryWindow, VerticalScroll):
     async def finish_turn(self, event: events.TurnFinished | None = None, interrupted: bool = False) -> None:
         """End the turn: flush and freeze the live reply, remember the reply for copying."""
         await self._finish_segment()
+        self._new_attempt()
         for block in self._tools.values():
             if block.finished is None:
                 block.set_class(True, "-failed")
@@ -333,6 +363,8 @@ class Transcript(HistoryWindow, VerticalScroll):
         if not live.is_attached:
             return
         frozen = FrozenReply(message.source, message.strips, message.width, message.continued)
+        if live in self._attempt:  # a retry may still void it
+            self._attempt[self._attempt.index(live)] = frozen
         with self.app.batch_update():
             await self.mount(frozen, before=live)
             if self.cursor is live:

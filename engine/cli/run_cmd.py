@@ -182,9 +182,6 @@ def _ask(question: str) -> str:
     return sys.stdin.readline().strip()
 
 
-VOID_MARK = "the text so far is void"  # a retry's status: the reply streamed so far starts over
-
-
 class TextPrinter:
     """Plain output: the answer streams to stdout, everything else is a short line on stderr.
 
@@ -224,7 +221,7 @@ class TextPrinter:
             else:
                 self._write(data["text"])
             return
-        if kind == "status" and VOID_MARK in data["text"]:
+        if kind == "status" and data["reply_void"]:  # a retry: the reply streamed so far starts over
             if self.hold:
                 self.pending.clear()
             elif self.text_open:  # on a terminal the retry starts on a line of its own

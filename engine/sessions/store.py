@@ -31,7 +31,7 @@ import aiosqlite
 
 from engine.config_schema import SCHEMA
 from engine.redact import Redactor
-from engine.sessions import opening, schema, upkeep
+from engine.sessions import open_files, opening, schema, upkeep
 from engine.sessions.errors import SessionNotFound, StoreCorrupt, StoreError, StoreReadOnly, TitleConflict
 from engine.sessions.fts import FtsIndex, SearchFilters
 from engine.sessions.ids import (
@@ -97,6 +97,7 @@ class SessionStore(LineageMixin):
         self.info = info
         self.settings = settings
         self._known_sessions: set[str] = set()
+        self._claim = ""  # this store's count in `open_files`, released once at close
         self.last_upkeep: upkeep.Tidied | None = None  # what the index upkeep at close did
         # One statement (or transaction) at a time from this store's coroutines, so a write never
         # lands inside another's BEGIN ... COMMIT.
@@ -134,8 +135,28 @@ class SessionStore(LineageMixin):
         exists = path.exists() and path.stat().st_size > 0
         if read_only and not exists:
             raise StoreError(f"There is no session database at {path} yet.")
+        # The header is read (with open(), whose close would drop this process's SQLite locks)
+        # only while no other store of this process has the file open.
+        claim = open_files.claim(path, opening.check_header if exists else lambda _path: None)
+        try:
+            store = await cls._open(path, settings, exists, read_only, on_progress, redactor)
+        except BaseException:
+            open_files.release(claim)
+            raise
+        store._claim = claim
+        return store
+
+    @classmethod
+    async def _open(
+        cls,
+        path: Path,
+        settings: Mapping[str, Any],
+        exists: bool,
+        read_only: bool,
+        on_progress: ProgressCallback | None,
+        redactor: Redactor | None,
+    ) -> SessionStore:
         if exists:
-            opening.check_header(path)
             info = await cls._probe(path, settings)
         else:
             info = SchemaInfo(version=None, fresh=True)
@@ -190,17 +211,22 @@ class SessionStore(LineageMixin):
 
     async def close(self) -> None:
         """Checkpoint the WAL into the main file (best effort), close, then tidy the search index."""
-        await self.searcher.close()
-        async with self._lock:
-            try:
-                if not self.read_only:
-                    await self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            except sqlite3.Error:
-                pass
-            await self._conn.close()
-            budget_s = float(self.settings["index_upkeep_ms"]) / 1000
-            if budget_s > 0 and not self.read_only and self._ours_usable():
-                self.last_upkeep = await asyncio.to_thread(self._tidy, budget_s)
+        try:
+            await self.searcher.close()
+            async with self._lock:
+                try:
+                    if not self.read_only:
+                        await self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except sqlite3.Error:
+                    pass
+                await self._conn.close()
+                budget_s = float(self.settings["index_upkeep_ms"]) / 1000
+                if budget_s > 0 and not self.read_only and self._ours_usable():
+                    self.last_upkeep = await asyncio.to_thread(self._tidy, budget_s)
+        finally:
+            claim, self._claim = self._claim, ""
+            if claim:
+                open_files.release(claim)
 
     def _tidy(self, budget_s: float) -> upkeep.Tidied | None:
         """Index upkeep on a connection of its own; any failure leaves the index as it was."""

@@ -142,6 +142,9 @@ class MainScreen(Screen[None]):
         self.clock = clock
         self.wall_clock = wall_clock
         self._turn_session = ""
+        self._turn_note = ""  # the status note a running turn set (a retry), cleared when it succeeds
+        self._turn_failed = False
+        self._turn_output = False  # the turn showed words, a tool call or a question
         self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.fold_below_columns, "-wide")]
 
     def compose(self) -> ComposeResult:
@@ -417,6 +420,8 @@ class MainScreen(Screen[None]):
     async def _turn_submitted(self, message: messages.TurnSubmitted) -> None:
         await self.transcript.add_user_message(message.text)
         self.status.update_state(working=True, note="")
+        self._turn_note = ""
+        self._turn_failed = self._turn_output = False
 
     @on(messages.Notice)
     async def _notice(self, message: messages.Notice) -> None:
@@ -430,6 +435,7 @@ class MainScreen(Screen[None]):
 
     @on(messages.TextDelta)
     async def _text(self, message: messages.TextDelta) -> None:
+        self._turn_output = True
         await self.transcript.append_reply(message.event.text)
 
     @on(messages.ReasoningDelta)
@@ -438,6 +444,7 @@ class MainScreen(Screen[None]):
 
     @on(messages.ToolCalled)
     async def _tool_called(self, message: messages.ToolCalled) -> None:
+        self._turn_output = True
         await self.transcript.tool_called(message.event)
 
     @on(messages.ToolFinished)
@@ -487,22 +494,36 @@ class MainScreen(Screen[None]):
         self.status.update_state(context_used=self.budget.used, cost_usd=state.cost_usd + event.cost_usd)
 
     @on(messages.Status)
-    def _status(self, message: messages.Status) -> None:
-        self.status.update_state(note=message.event.text, note_level=message.event.level)
+    async def _status(self, message: messages.Status) -> None:
+        event = message.event
+        self.status.update_state(note=event.text, note_level=event.level)
+        if self.status.state.working:
+            self._turn_note = event.text
+        if event.reply_void and await self.transcript.void_reply():
+            await self.transcript.add_notice(event.text, "warning", "↻")
 
     @on(messages.ErrorEvent)
     async def _error(self, message: messages.ErrorEvent) -> None:
         event = message.event
+        self._turn_failed = True
         await self.transcript.add_notice(event.message, "error", "✗")
-        self.status.update_state(
-            note="error" + (" (retrying)" if event.retryable else ""), note_level="error"
-        )
+        # Retries are over by now: a retryable error is one worth sending again, not one being retried.
+        note = "error (send again)" if event.retryable else "error"
+        self.status.update_state(note=note, note_level="error")
 
     @on(messages.TurnFinished)
     async def _turn_finished(self, message: messages.TurnFinished) -> None:
         transcript = self.transcript
         block = transcript.turn_user
         await transcript.finish_turn(message.event)
+        event = message.event
+        if not (event.text.strip() or self._turn_output or event.interrupted or self._turn_failed):
+            await transcript.add_notice(
+                "The model's reply was empty: nothing to show. Send again, or rephrase.", "warning", "∅"
+            )
+        if self._turn_note and self.status.state.note == self._turn_note and not self._turn_failed:
+            self.status.update_state(note="")  # the retry it spoke of worked
+        self._turn_note = ""
         self.status.update_state(working=False)
         app = self.app
         app.refresh_panes("budget")  # type: ignore[attr-defined]

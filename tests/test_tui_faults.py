@@ -1,0 +1,175 @@
+"""Provider faults as a person meets them in the workstation (real agent, real scripted server, real home).
+
+A stream cut mid-reply is retried: the words of the failed attempt leave the transcript, so the
+reply is shown once. A call that fails for good says so, and the status bar does not claim it is
+still retrying. A retry that worked leaves no warning behind. An empty reply is said to be empty.
+The next turn works after each of them.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.message import Message
+
+from engine.config import load_config
+from tests.tui_support import make_home, pause_until, settle
+from tui import messages
+from tui.agent_port import AgentBuilder, with_overrides
+from tui.app import HwsApp
+from tui.scripted import start_scripted_model
+from widgets.transcript_blocks import NoticeBlock
+
+CUT_TEXT = "The kiln reached cone six and the glaze came out a deep even blue."
+
+SCENARIO = f"""
+name: faults
+model: scripted
+defaults: {{chunk_size: 6, chunk_delay: 0}}
+rules:
+  - name: cut twice, then whole
+    when: {{user: "^glaze"}}
+    times: 2
+    fault: {{kind: cut, after_chunks: 7}}  # 4 of thinking, 3 of the answer
+    reply: {{text: "{CUT_TEXT}", reasoning: "Thinking about the kiln."}}
+  - name: whole
+    when: {{user: "^glaze"}}
+    reply: {{text: "{CUT_TEXT}", reasoning: "Thinking about the kiln."}}
+  - name: rate limited once
+    when: {{user: "^busy"}}
+    times: 1
+    fault: {{kind: rate_limit, retry_after: 0.01}}
+  - name: down
+    when: {{user: "^down"}}
+    fault: {{kind: server_error, message: "upstream exploded"}}
+  - name: empty
+    when: {{user: "^nothing"}}
+    fault: {{kind: empty}}
+  - reply: {{text: "You said {{{{last_user}}}}."}}
+"""
+
+
+@pytest.fixture
+def scripted(tmp_path: Path) -> Any:
+    scenario = tmp_path / "faults.yaml"
+    scenario.write_text(SCENARIO, encoding="utf-8")
+    model = start_scripted_model(str(scenario))
+    yield model
+    model.server.stop()
+
+
+def make_scripted_app(model: Any) -> HwsApp:
+    home = make_home(
+        "agent:\n  retry_base_delay: 0.01\n  retry_max_delay: 0.05\n  api_max_retries: 2\n"
+        "review:\n  enabled: false\n"
+    )
+    workdir = Path(os.environ["HOME"]) / "code" / "site"
+    workdir.mkdir(parents=True, exist_ok=True)
+    config = with_overrides(load_config(home.root), model.overrides)
+    return HwsApp(home, config, agent_factory=AgentBuilder(workdir, model.overrides), workdir=workdir)
+
+
+async def say(pilot: Any, app: HwsApp, text: str) -> None:
+    app.main_screen.prompt.input.focus()
+    await pilot.press(*text)
+    await pilot.press("enter")
+
+
+async def turn_done(pilot: Any, app: HwsApp, seen: list[Message], count: int) -> None:
+    assert await pause_until(
+        pilot, lambda: sum(isinstance(m, messages.TurnFinished) for m in seen) >= count, rounds=600
+    ), [type(m).__name__ for m in seen][-20:]
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def shown_text(app: HwsApp) -> str:
+    """The transcript's words as the person reads them (live and frozen replies, notices, blocks)."""
+    transcript = app.main_screen.transcript
+    parts = []
+    for block in transcript.children:
+        source = getattr(block, "source", None)
+        parts.append(source if isinstance(source, str) else str(block.render()))
+    return "\n".join(parts)
+
+
+def notices(app: HwsApp) -> list[str]:
+    return [str(block.render()) for block in app.main_screen.transcript.query(NoticeBlock)]
+
+
+def stored(app: HwsApp) -> list[tuple[str, str]]:
+    with sqlite3.connect(app.home.state_db) as db:
+        return [(r, c or "") for r, c in db.execute("SELECT role, content FROM messages ORDER BY id")]
+
+
+async def test_a_cut_stream_that_is_retried_shows_its_reply_once(scripted: Any) -> None:
+    app = make_scripted_app(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
+        await settle(pilot, app)
+        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        await say(pilot, app, "glaze report")
+        await turn_done(pilot, app, seen, 1)
+        text = shown_text(app)
+        assert text.count(CUT_TEXT) == 1, text
+        assert text.count("The kiln reach") == 1, "the cut attempts' words are gone"
+        assert text.count("▸ thought") == 1, "and so is their thinking"
+        restarts = [n for n in notices(app) if "starts over" in n]
+        assert len(restarts) == 2, notices(app)
+        assert app.main_screen.transcript.last_reply == CUT_TEXT
+        assert stored(app)[-1] == ("assistant", CUT_TEXT)
+        # The retry worked: the status bar keeps no warning about it.
+        assert app.main_screen.status.state.note == ""
+
+        await say(pilot, app, "and now?")
+        await turn_done(pilot, app, seen, 2)
+        assert app.main_screen.transcript.last_reply == "You said and now?."
+
+
+async def test_a_rate_limit_retried_leaves_no_warning_and_a_dead_endpoint_is_not_retrying(
+    scripted: Any,
+) -> None:
+    app = make_scripted_app(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
+        await settle(pilot, app)
+        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        status = app.main_screen.status
+
+        await say(pilot, app, "busy day")
+        await turn_done(pilot, app, seen, 1)
+        assert any(isinstance(m, messages.Status) and "retrying" in m.event.text for m in seen)
+        assert app.main_screen.transcript.last_reply == "You said busy day."
+        assert status.state.note == "", "the retry worked; no warning is left in the status bar"
+
+        await say(pilot, app, "down again")
+        await turn_done(pilot, app, seen, 2)
+        assert any("failed on all 3 tries" in n and "upstream exploded" in n for n in notices(app))
+        assert status.state.note_level == "error"
+        assert "retrying" not in status.state.note, status.state.note
+        assert not status.state.working
+
+        await say(pilot, app, "still there?")
+        await turn_done(pilot, app, seen, 3)
+        assert app.main_screen.transcript.last_reply == "You said still there?."
+        assert status.state.note == ""
+
+
+async def test_an_empty_reply_is_said_to_be_empty(scripted: Any) -> None:
+    app = make_scripted_app(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
+        await settle(pilot, app)
+        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        await say(pilot, app, "nothing please")
+        await turn_done(pilot, app, seen, 1)
+        assert any("reply was empty" in n for n in notices(app)), notices(app)
+
+        await say(pilot, app, "hello?")
+        await turn_done(pilot, app, seen, 2)
+        assert app.main_screen.transcript.last_reply == "You said hello?."
+        assert sum("reply was empty" in n for n in notices(app)) == 1
