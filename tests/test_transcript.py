@@ -500,3 +500,29 @@ async def test_interrupting_while_an_approval_waits_denies_it_and_stops() -> Non
         await settle(pilot, app)
         assert agent.answers == [("req-2", "deny")]
         assert agent.calls == ["interrupt"] and not app.turn_running
+
+
+async def test_a_tool_line_names_the_tool_once_with_the_engines_own_preview() -> None:
+    """The agent's ToolCalled preview starts with the tool's name (`terminal  ls -la`, as `hws run`
+    prints it); the block draws the name itself, so the line read `terminal  terminal ls -la`."""
+    from engine.tools import default_registry
+
+    registry = default_registry()
+    preview = registry.preview_call("terminal", {"command": "ls -la"}, 72)
+    agent = ScriptedAgent(
+        [
+            [
+                events.ToolCalled(SESSION, "c1", "terminal", {"command": "ls -la"}, preview),
+                events.ToolFinished(SESSION, "c1", "terminal", True, "exit 0, 6 lines", 0.2, "total 20"),
+                events.TurnFinished(SESSION, ""),
+            ]
+        ]
+    )
+    app = make_app(MODEL_CONFIG, agent=agent)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "run ls -la")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        line = str(app.main_screen.transcript.query_one(ToolBlock).render())
+        assert line.count("terminal") == 1, line
+        assert "terminal  ls -la" in line

@@ -274,7 +274,7 @@ def tool_line(
     call: events.ToolCalled, done: events.ToolFinished | None, limit: int, expanded: bool = False
 ) -> Content:
     """A tool call's one line: name, argument preview, then its mark, duration and result preview."""
-    argument = one_line(call.preview or _arguments_line(call.arguments), limit)
+    argument = one_line(_call_detail(call) or _arguments_line(call.arguments), limit)
     parts: list[Any] = [("▾ " if expanded else "▸ ", "dim"), (call.name, "bold $primary"), "  ", argument]
     if done is None:
         parts.append(("  running…", "dim italic"))
@@ -284,6 +284,13 @@ def tool_line(
         if done.preview:
             parts += ["  ", (one_line(done.preview, limit), "dim")]
     return Content.assemble(*parts)
+
+
+def _call_detail(call: events.ToolCalled) -> str:
+    """The engine's preview without the tool's name at its start (the line shows the name already)."""
+    preview = call.preview.strip()
+    name, _, rest = preview.partition(" ")
+    return rest.strip() if name == call.name else preview
 
 
 def tool_text(call: events.ToolCalled, done: events.ToolFinished | None) -> str:
