@@ -259,3 +259,30 @@ async def test_up_on_a_long_wrapped_line_moves_up_a_row_before_the_history() -> 
         assert prompt.input.cursor_location[1] < len(long)
         await pilot.press("up")
         assert prompt.text == "old"
+
+
+class SessionsAgent(ScriptedAgent):
+    """A given agent that starts its own sessions (the app's ctrl+n path without a builder)."""
+
+    async def new_session(self) -> None:
+        self.calls.append("new_session")
+
+
+async def test_a_new_conversation_gives_the_input_the_focus() -> None:
+    """After ctrl+n from a pane, the message typed next reaches the input (it went to the pane's keys:
+    `h` hid the skills pane and the text was lost)."""
+    agent = SessionsAgent()
+    app = make_app(MODEL_CONFIG, agent=agent)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        main = app.main_screen
+        await pilot.press("f4")
+        await pilot.pause()
+        assert main.skills.has_focus_within
+        await pilot.press("ctrl+n")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert agent.calls == ["new_session"]
+        await pilot.press("h", "i")
+        assert main.prompt.text == "hi"
+        assert not main.skills.collapsed

@@ -404,6 +404,9 @@ class MainScreen(Screen[None]):
         target = f" {message.session_id}" if message.session_id else ""
         await self.transcript.add_notice(f"{what}{target}…", "info", "↪")
         self.app.refresh_panes()  # type: ignore[attr-defined]
+        # A fresh conversation is for typing: the next letters go to the input, not to the pane that
+        # had the focus (where `h` hid it and the message was lost).
+        self.action_focus_input()
 
     def _use_session(self, session_id: str) -> None:
         app = self.app
