@@ -533,6 +533,10 @@ class MainScreen(Screen[None]):
     async def _compression_finished(self, message: messages.CompressionFinished) -> None:
         event = message.event
         self.compression.compression_finished(event)
+        if not event.compressed:  # nothing dropped: /compress says why, the timeline shows it
+            self.status.update_state(note="")
+            self.app.refresh_panes("budget", "memory")  # type: ignore[attr-defined]
+            return
         self.budget.history_shrank()
         self.status.update_state(compressions=self.status.state.compressions + 1, note="")
         self.app.refresh_panes("budget", "memory", "skills", "lineage")  # type: ignore[attr-defined]
