@@ -190,3 +190,28 @@ async def test_u_in_the_journal_undoes_the_newest_write_without_an_arrow_key_fir
         await app.workers.wait_for_complete()
         assert await pause_until(pilot, lambda: len(memory.view.journal) == 2)
         assert (app.home.memories / "USER.md").read_text(encoding="utf-8") == ""
+
+
+async def test_the_editor_comes_back_with_its_buffers_after_esc() -> None:
+    """ctrl+e, esc, ctrl+e: the popped editor screen had been removed with its panes, so the second
+    ctrl+e pushed an empty screen and hws crashed (NoMatches '#editor-left')."""
+    from tests.live_files_support import wait_for
+    from tui.screens.editor import EditorScreen
+
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+e")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
+        editor = app.screen
+        assert await wait_for(pilot, lambda: editor.left.label == "SOUL.md")
+        editor.left.replace_text("# unsaved words\n")
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: app.screen is app.main_screen)
+        await pilot.press("ctrl+e")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
+        assert app.screen is editor and editor.left.text == "# unsaved words\n"
+        await pilot.press("ctrl+e")  # again: back
+        assert await wait_for(pilot, lambda: app.screen is app.main_screen)
+        await pilot.press("ctrl+e")
+        assert await wait_for(pilot, lambda: app.screen is editor)

@@ -339,6 +339,9 @@ class LiveFilesMixin:
         if screen is None:
             initial = (*names, "", "")[:2] if names else ("SOUL.md", "MEMORY.md")
             screen = self._editor_screen = EditorScreen(initial)  # type: ignore[arg-type]
+            # Installed, so leaving it (esc) keeps it: a popped screen that is not installed is removed
+            # with its editors, and the next ctrl+e pushed that empty screen and crashed hws.
+            self.install_screen(screen, name="hws-editor")  # type: ignore[attr-defined]
             self.push_screen(screen)  # type: ignore[attr-defined]
             return
         if screen not in self.screen_stack:  # type: ignore[attr-defined]
