@@ -192,6 +192,40 @@ async def test_u_in_the_journal_undoes_the_newest_write_without_an_arrow_key_fir
         assert (app.home.memories / "USER.md").read_text(encoding="utf-8") == ""
 
 
+async def test_ctrl_e_on_a_skill_being_read_edits_that_skill_beside_soul() -> None:
+    """The skill view says the editor edits files; ctrl+e opened SOUL.md and MEMORY.md instead of the
+    skill in view. Again later (the editor kept, its left pane edited) it goes to the free pane."""
+    from tests.live_files_support import wait_for
+    from tests.test_live_files import make_skill
+    from tui.screens.editor import EditorScreen
+    from tui.screens.text_view import TextScreen
+
+    app = make_app(MODEL_CONFIG)
+    make_skill(app.home.root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        assert await pause_until(pilot, lambda: app.main_screen.skills.entries.option_count == 1)
+        await pilot.press("f4", "enter")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, TextScreen))
+        assert "ctrl+e edits it beside SOUL.md" in str(app.screen.query_one("#text-note").render())
+        await pilot.press("ctrl+e")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
+        editor = app.screen
+        assert await wait_for(pilot, lambda: editor.right.label.endswith("deploy-static/SKILL.md"))
+        assert editor.left.label == "SOUL.md"
+        assert not any(isinstance(s, TextScreen) for s in app.screen_stack)
+
+        editor.left.replace_text("# changed, not saved\n")
+        editor.right.replace_text("---\nname: deploy-static\n---\nedited, not saved\n")
+        await pilot.press("escape")  # back to the workstation, buffers kept
+        await pilot.press("f4", "enter")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, TextScreen))
+        await pilot.press("ctrl+e")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
+        assert editor.right.text.endswith("edited, not saved\n"), "an unsaved buffer is never replaced"
+        assert editor.left.text == "# changed, not saved\n"
+
+
 async def test_the_editor_comes_back_with_its_buffers_after_esc() -> None:
     """ctrl+e, esc, ctrl+e: the popped editor screen had been removed with its panes, so the second
     ctrl+e pushed an empty screen and hws crashed (NoMatches '#editor-left')."""
