@@ -110,3 +110,24 @@ async def test_a_search_that_finds_nothing_gives_advice_for_the_screen_not_the_t
         note = str(screen.query_one("#session-note").render())
         assert "0 conversations match 'zebra'" in note and "No past session matched" in note, note
         assert "session_search" not in note and "arguments" not in note, note
+
+
+async def test_down_in_the_search_box_moves_to_the_list_and_then_through_it() -> None:
+    home = make_home(MODEL_CONFIG)
+    await seed_sessions(
+        home,
+        [
+            ("Navbar work", [("user", "Add a navbar to the docs"), ("assistant", "Done.")]),
+            ("Deploy", [("user", "Deploy the docs site"), ("assistant", "Deployed.")]),
+        ],
+    )
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_sessions(pilot, app)
+        assert app.focused is screen.query_one("#session-search")
+        await pilot.press("down")
+        assert app.focused is screen.options and screen.options.highlighted == 0
+        await pilot.press("down")
+        assert screen.options.highlighted == 1
+        await pilot.press("r")  # a key of the list, not a letter of the query
+        assert await pause_until(pilot, lambda: not isinstance(app.screen, SessionsScreen))
