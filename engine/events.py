@@ -156,6 +156,8 @@ class CompressionFinished(Event):
     tokens_after: int
     summary: str
     flushed: tuple[str, ...] = ()
+    compressed: bool = True  # False: nothing was dropped (nothing to compress, or it failed); see note
+    note: str = ""
 
 
 @dataclass(frozen=True)

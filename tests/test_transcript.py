@@ -534,3 +534,31 @@ async def test_a_drag_over_a_finished_reply_selects_its_text(
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.clipboard == selected
+
+
+async def test_after_an_approval_is_answered_the_focus_goes_back_to_the_input() -> None:
+    """The question takes the focus from the input; once answered (here with the key 3), the next
+    letters typed belong to the next message (they went to the transcript and were lost)."""
+    agent = ScriptedAgent(
+        [
+            [
+                events.ToolCalled(SESSION, "c1", "terminal", {"command": "rm -rf build"}, "rm -rf build"),
+                events.ApprovalNeeded(SESSION, "req-1", "terminal", "rm -rf build", "deletes files"),
+                events.ToolFinished(SESSION, "c1", "terminal", False, "declined", 0.2),
+                events.TurnFinished(SESSION, "ok"),
+            ]
+        ]
+    )
+    app = make_app(MODEL_CONFIG, agent=agent)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "clean")
+        transcript = app.main_screen.transcript
+        assert await pause_until(pilot, lambda: bool(transcript.query(ApprovalBlock)))
+        await pilot.pause()
+        assert isinstance(app.focused, Button)
+        await pilot.press("3")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert agent.answers == [("req-1", "deny")]
+        await pilot.press("o", "k")
+        assert app.main_screen.prompt.text == "ok"

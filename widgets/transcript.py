@@ -512,7 +512,13 @@ class Transcript(HistoryWindow, VerticalScroll):
 
     @on(ApprovalBlock.Answered)
     def _answered(self, event: ApprovalBlock.Answered) -> None:
-        self.focus()
+        """Back to where the person was (the input, where the next letters they type belong; they were
+        lost on the transcript), or to the transcript when that is gone."""
+        before = event.focus_before
+        if before is not None and before.is_attached and before.focusable:
+            before.focus()
+        else:
+            self.focus()
 
 
 class NewOutputMarker(Static):

@@ -486,16 +486,19 @@ class ApprovalBlock(Vertical):
     class Answered(Message):
         """The user answered an approval (posted for the message flow; the Future carries it)."""
 
-        def __init__(self, request_id: str, decision: str) -> None:
+        def __init__(self, request_id: str, decision: str, focus_before: Widget | None = None) -> None:
             super().__init__()
             self.request_id = request_id
             self.decision = decision
+            self.focus_before = focus_before
+            """Where the focus was when the question took it (the input, mostly): it goes back there."""
 
     def __init__(self, event: events.ApprovalNeeded, future: asyncio.Future[str]) -> None:
         super().__init__()
         self.event = event
         self.future = future
         self.decision: str | None = None
+        self.focus_before: Widget | None = None
 
     def compose(self) -> ComposeResult:
         ask = Content.assemble(
@@ -513,7 +516,8 @@ class ApprovalBlock(Vertical):
                 yield Button(label, id=f"approve-{decision}", variant=variant, compact=True)
 
     def on_mount(self) -> None:
-        # The turn waits on this answer, so the question takes the focus.
+        # The turn waits on this answer, so the question takes the focus (and gives it back after).
+        self.focus_before = self.app.focused
         self.query_one("#approve-once", Button).focus()
         self.future.add_done_callback(lambda _: self._settle_if_needed())
 
@@ -529,7 +533,7 @@ class ApprovalBlock(Vertical):
         if self.future.done():
             return
         self.future.set_result(decision)
-        self.post_message(self.Answered(self.event.request_id, decision))
+        self.post_message(self.Answered(self.event.request_id, decision, self.focus_before))
 
     def _settle_if_needed(self) -> None:
         if not self.is_attached:

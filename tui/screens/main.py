@@ -407,6 +407,9 @@ class MainScreen(Screen[None]):
         target = f" {message.session_id}" if message.session_id else ""
         await self.transcript.add_notice(f"{what}{target}…", "info", "↪")
         self.app.refresh_panes()  # type: ignore[attr-defined]
+        # A fresh conversation is for typing: the next letters go to the input, not to the pane that
+        # had the focus (where `h` hid it and the message was lost).
+        self.action_focus_input()
 
     def _use_session(self, session_id: str) -> None:
         app = self.app
@@ -551,6 +554,10 @@ class MainScreen(Screen[None]):
     async def _compression_finished(self, message: messages.CompressionFinished) -> None:
         event = message.event
         self.compression.compression_finished(event)
+        if not event.compressed:  # nothing dropped: /compress says why, the timeline shows it
+            self.status.update_state(note="")
+            self.app.refresh_panes("budget", "memory")  # type: ignore[attr-defined]
+            return
         self.budget.history_shrank()
         self.status.update_state(compressions=self.status.state.compressions + 1, note="")
         self.app.refresh_panes("budget", "memory", "skills", "lineage")  # type: ignore[attr-defined]
