@@ -400,7 +400,7 @@ class MainScreen(Screen[None]):
         self.compression.reset()
         self.budget.reset_usage()
         self.skills.reset_session()
-        self.status.update_state(compressions=0, cost_usd=0.0, working=False, note="")
+        self.status.update_state(compressions=0, cost_usd=None, working=False, note="")
         self._turn_session = ""
         words = {"new": "New conversation", "resume": "Resuming", "model": "Switching the model"}
         what = words.get(message.reason, message.reason)
@@ -493,8 +493,10 @@ class MainScreen(Screen[None]):
     def _usage(self, message: messages.Usage) -> None:
         event = message.event
         self.budget.usage(event)
-        state = self.status.state
-        self.status.update_state(context_used=self.budget.used, cost_usd=state.cost_usd + event.cost_usd)
+        cost = self.status.state.cost_usd
+        if event.cost_usd:  # a provider that reports none leaves "$ –", not a made-up $0.00
+            cost = (cost or 0.0) + event.cost_usd
+        self.status.update_state(context_used=self.budget.used, cost_usd=cost)
 
     @on(messages.Status)
     async def _status(self, message: messages.Status) -> None:
