@@ -4,7 +4,8 @@ Cold start runs `hws` in a pseudo-terminal on a lived-in home (200 skills, 10,00
 10,000-message conversation in state.db, built once per run by `bench/tui_home.py`) and times from
 spawning the process to the moment its first frame (the status bar's "idle") arrives on the
 terminal, and on to every side pane showing what it read; a minimal Textual app is timed the same
-way in the same run as the baseline. Streaming drives a 12 KB reply in 200 chunks through the real
+way in the same run as the baseline, and Hermes Agent's own CLI (installed in /tmp/hermes-venv) to
+its input prompt on a copy of the same home. Streaming drives a 12 KB reply in 200 chunks through the real
 path (turn worker → Messages → transcript → MarkdownStream) headless, timing every frame. Paging
 opens the 10,000-message conversation read-only in a fresh process and presses home until its first
 message: the time to open it, each page's time, the widgets mounted and the process's RSS at the end.
@@ -18,6 +19,7 @@ import json
 import os
 import pty
 import select
+import shutil
 import signal
 import struct
 import subprocess
@@ -59,8 +61,10 @@ def first_paint_seconds(argv: Sequence[str], marker: bytes, env: dict[str, str])
     return paint_seconds(argv, [marker], env)[0]
 
 
-def paint_seconds(argv: Sequence[str], markers: Sequence[bytes], env: dict[str, str]) -> list[float]:
-    """Seconds from spawning `argv` until each of `markers` has been drawn (it then gets ctrl+q)."""
+def paint_seconds(
+    argv: Sequence[str], markers: Sequence[bytes], env: dict[str, str], quit_keys: bytes = b"\x11"
+) -> list[float]:
+    """Seconds from spawning `argv` until each of `markers` has been drawn (then `quit_keys`: ctrl+q)."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
     started = time.perf_counter()
@@ -89,7 +93,7 @@ def paint_seconds(argv: Sequence[str], markers: Sequence[bytes], env: dict[str, 
         missing = [m for m in markers if m not in found]
         if missing:
             raise RuntimeError(f"{argv[-1]} drew no {missing[0]!r}; it wrote: {seen[-400:]!r}")
-        os.write(master, b"\x11")  # ctrl+q
+        os.write(master, quit_keys)
         _drain_until_exit(master, process)
     finally:
         if process.poll() is None:
@@ -140,6 +144,7 @@ def cold_start(options: Options, lived_in: BenchHome, scratch: str) -> list[Figu
         filled.append(max(times[1:]))
         empty.append(first_paint_seconds(hws, b"idle", empty_env))
     ours_s, base_s = median(ours), median(baseline)
+    hermes = hermes_prompt_seconds(runs, lived_in, scratch)
     home_note = f"{SKILLS} skills, {SESSIONS:,} sessions + one of {LONG_MESSAGES:,} messages"
     return [
         Figure(
@@ -147,7 +152,8 @@ def cold_start(options: Options, lived_in: BenchHome, scratch: str) -> list[Figu
             ours_s,
             "s",
             target="< 0.6 s",
-            baseline=f"minimal Textual app {base_s:.3f} s",
+            baseline=f"minimal Textual app {base_s:.3f} s"
+            + (f"; Hermes CLI to its prompt, same home, {hermes:.2f} s" if hermes else ""),
             note=f"median of {runs}; min {min(ours):.3f} max {max(ours):.3f}; {home_note}",
             met=ours_s < 0.6,
         ),
@@ -167,6 +173,27 @@ def cold_start(options: Options, lived_in: BenchHome, scratch: str) -> list[Figu
             note=f"median of {runs}",
         ),
     ]
+
+
+HERMES = Path("/tmp/hermes-venv/bin/hermes")
+HERMES_PROMPT = "❯".encode()
+
+
+def hermes_prompt_seconds(runs: int, lived_in: BenchHome, scratch: str) -> float | None:
+    """Hermes Agent's own CLI (when installed beside us) from spawn to its input prompt, on the same home."""
+    if not HERMES.exists():
+        return None
+    home = Path(scratch) / "hermes-home"  # a copy: it may write to the home, which later figures read
+    if not home.exists():
+        shutil.copytree(lived_in.root, home)
+    env = {**_bench_env(scratch, home), "OPENAI_API_KEY": "not-used"}  # a key it never uses before a turn
+    argv = [str(HERMES)]
+    try:
+        paint_seconds(argv, [HERMES_PROMPT], env, quit_keys=b"\x04")  # compiles its bytecode; not counted
+        return median([paint_seconds(argv, [HERMES_PROMPT], env, quit_keys=b"\x04")[0] for _ in range(runs)])
+    except RuntimeError as exc:
+        print(f"  Hermes CLI baseline skipped: {exc}", file=sys.stderr)
+        return None
 
 
 def reply_text(size: int = 12_000) -> str:

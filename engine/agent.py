@@ -465,8 +465,8 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                 arguments = parse_arguments(call.arguments)
             except ToolError:
                 arguments = {}
-            preview = self.registry.preview_call(call.name, call.arguments, width)
-            self._put(ToolCalled(self.session_id, call.id, call.name, arguments, preview))
+            detail = self.registry.call_detail(call.name, call.arguments, width)
+            self._put(ToolCalled(self.session_id, call.id, call.name, arguments, detail))
 
         async def run_one(call: ToolCall) -> None:
             assert self.ctx is not None

@@ -48,7 +48,7 @@ class ToolCalled(Event):
     call_id: str
     name: str
     arguments: dict[str, Any]
-    preview: str
+    preview: str  # what the arguments say in one line, without the name (`src/layout.tsx`)
 
 
 @dataclass(frozen=True)
@@ -156,6 +156,8 @@ class CompressionFinished(Event):
     tokens_after: int
     summary: str
     flushed: tuple[str, ...] = ()
+    compressed: bool = True  # False: nothing was dropped (nothing to compress, or it failed); see note
+    note: str = ""
 
 
 @dataclass(frozen=True)

@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Sequence
 
 ENCODING = "cl100k_base"
 
+_LOADING = threading.Lock()
+
 
 @functools.cache
 def _counter() -> object | None:
-    try:
-        import toktok
-    except ImportError:  # the estimate below is close enough to keep everything working
-        return None
-    return toktok
+    """toktok with the vocabulary loaded: once per process, by one thread while the others wait.
+
+    Loading it takes about 100 ms and holds the interpreter all along (no other thread runs, the
+    workstation's screen included); two threads counting for the first time at once each loaded it.
+    """
+    with _LOADING:
+        try:
+            import toktok
+        except ImportError:  # the estimate below is close enough to keep everything working
+            return None
+        toktok.batch_count([""], ENCODING)
+        return toktok
 
 
 def estimate(text: str) -> int:

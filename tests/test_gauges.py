@@ -47,6 +47,9 @@ async def test_the_status_bar_colours_the_context_share_and_counts_time() -> Non
     app = make_app(MODEL_CONFIG + "tui:\n  gauge_warn: 0.3\n", clock=clock)
     async with app.run_test(size=(160, 10)) as pilot:
         status = app.main_screen.status
+        app.main_screen.post_message(messages.to_message(events.Usage(SESSION, 20_000, 0, 0)))
+        await pilot.pause()
+        assert "$ –" in status.render().plain and "$0.00" not in status.render().plain  # no cost reported
         app.main_screen.post_message(messages.to_message(events.Usage(SESSION, 40_000, 0, 0, 0.5)))
         await pilot.pause()
         rendered = status.render()

@@ -95,3 +95,39 @@ async def test_a_session_opened_read_only_keeps_the_configured_window() -> None:
         )
         transcript = app.screen.transcript  # type: ignore[attr-defined]
         assert (transcript.prune_keep_lines, transcript.prune_excess_lines) == (300, 100)
+
+
+async def test_a_search_that_finds_nothing_gives_advice_for_the_screen_not_the_tool() -> None:
+    """The note quoted the model's tool ("call session_search with no arguments"), which a person
+    cannot call."""
+    home = make_home(MODEL_CONFIG)
+    await seed_sessions(home, [("Only one", [("user", "hello"), ("assistant", "hi")])])
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_sessions(pilot, app)
+        await pilot.press(*"zebra")
+        assert await pause_until(pilot, lambda: screen.mode == "search" and not screen.loading, 400)
+        note = str(screen.query_one("#session-note").render())
+        assert "0 conversations match 'zebra'" in note and "No past session matched" in note, note
+        assert "session_search" not in note and "arguments" not in note, note
+
+
+async def test_down_in_the_search_box_moves_to_the_list_and_then_through_it() -> None:
+    home = make_home(MODEL_CONFIG)
+    await seed_sessions(
+        home,
+        [
+            ("Navbar work", [("user", "Add a navbar to the docs"), ("assistant", "Done.")]),
+            ("Deploy", [("user", "Deploy the docs site"), ("assistant", "Deployed.")]),
+        ],
+    )
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_sessions(pilot, app)
+        assert app.focused is screen.query_one("#session-search")
+        await pilot.press("down")
+        assert app.focused is screen.options and screen.options.highlighted == 0
+        await pilot.press("down")
+        assert screen.options.highlighted == 1
+        await pilot.press("r")  # a key of the list, not a letter of the query
+        assert await pause_until(pilot, lambda: not isinstance(app.screen, SessionsScreen))

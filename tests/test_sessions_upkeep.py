@@ -182,3 +182,31 @@ async def test_tidy_reports_what_it_did(tmp_path: Path, budget_ms: float) -> Non
         assert done.unfinished  # a merge of everything was started and is left for the next close
     if not done.unfinished:
         assert all(n == 1 for n in pieces(path).values())
+
+
+async def test_tidy_begins_no_step_that_would_end_past_its_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each step here takes 60 ms (a clock that only steps move): 3 fit in 200 ms, a 4th would end at 240.
+
+    (Every index gets one step whatever is left of the budget, so none waits behind another forever;
+    one index is tidied here.)
+    """
+    path = tmp_path / "state.db"
+    store = await grow(path, 300, index_upkeep_ms=0)
+    await store.close()
+    now = [0.0]
+    real_step = upkeep._step
+
+    def slow_step(conn: sqlite3.Connection, table: str, pages: int) -> int:
+        now[0] += 0.060
+        return real_step(conn, table, pages)
+
+    monkeypatch.setattr(upkeep, "_step", slow_step)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        done = upkeep.tidy(conn, 0.200, max_segments=1, pages=4, tables=["hws_fts"], clock=lambda: now[0])
+    finally:
+        conn.close()
+    assert done.unfinished  # the budget ran out before the index was merged
+    assert done.seconds <= 0.200 and done.steps == 3

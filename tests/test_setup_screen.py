@@ -133,3 +133,24 @@ async def test_with_a_model_or_without_the_offer_no_screen_opens() -> None:
     async with app.run_test(size=(120, 45)) as pilot:
         await pilot.pause()
         assert not isinstance(app.screen, SetupScreen)
+
+
+async def test_the_form_fits_an_80x24_terminal_with_its_buttons_in_view() -> None:
+    """At 80x24 the frame cut off the key field and the buttons; tab moved the focus to them unseen.
+    The fields scroll inside the frame instead, and the focused field is scrolled into view."""
+    _built, factory = built_agents()
+    app = make_app(USER_CONFIG, agent_factory=factory, offer_setup=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await pause_until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        screen = app.screen
+        await pilot.pause()
+        frame = screen.query_one("#setup-frame").content_region
+        for selector in ("#setup-save", "#setup-later", "#setup-result"):
+            region = screen.query_one(selector).region
+            assert region.height and frame.contains_region(region), (selector, region, frame)
+        key = screen.query_one("#setup-key-value", Input)
+        key.focus()
+        await pilot.pause()
+        await pilot.pause()
+        fields = screen.query_one("#setup-fields").content_region
+        assert fields.contains_region(key.region), (key.region, fields)

@@ -138,3 +138,21 @@ async def test_a_stored_turn_lays_its_replies_out_again_for_a_new_width_once() -
         width = turn.replies_width
         assert max(strip.cell_length for strip in turn.reply_strips(2)) <= width
         assert "It reads the file." in "".join(s.text for s in turn.reply_strips(2))
+
+
+async def test_a_mouse_drag_over_a_stored_turns_reply_selects_that_text() -> None:
+    """The turn is one widget drawing many lines; a drag used to select the user's question instead."""
+    home = make_home(MODEL_CONFIG)
+    session_id = await session_with_tools(home)
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(100, 50)) as pilot:
+        transcript = await open_view(pilot, app, session_id)
+        turn = list(transcript.query(StoredTurn))[1]
+        lines = [turn.render_line(y).text for y in range(turn.content_region.height)]
+        row = next(i for i, line in enumerate(lines) if "reads the file" in line)
+        column = lines[row].index("reads") + turn.styles.padding.left
+        await pilot.mouse_down(turn, offset=(column, row))
+        await pilot.hover(turn, offset=(column + 2, row))
+        await pilot.mouse_up(turn, offset=(column + len("reads the file") - 1, row))  # the last cell is in
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "reads the file"

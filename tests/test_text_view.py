@@ -25,7 +25,7 @@ async def test_a_skill_opens_as_markdown_and_a_journal_entry_as_a_diff() -> None
         screen = app.screen
         area = screen.query_one("#text-body")
         assert area.language == "markdown" and area.text == SKILL
-        assert "edits files" in str(screen.query_one("#text-note").render())
+        assert "ctrl+e edits it beside SOUL.md" in str(screen.query_one("#text-note").render())
         await pilot.press("escape")
         assert await pause_until(pilot, lambda: not isinstance(app.screen, TextScreen))
         app.show_journal_diff(entry_id)

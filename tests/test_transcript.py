@@ -500,3 +500,65 @@ async def test_interrupting_while_an_approval_waits_denies_it_and_stops() -> Non
         await settle(pilot, app)
         assert agent.answers == [("req-2", "deny")]
         assert agent.calls == ["interrupt"] and not app.turn_running
+
+
+async def test_a_drag_over_a_finished_reply_selects_its_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A finished reply is drawn line by line; a drag over it selected nothing before (no offsets)."""
+    monkeypatch.setenv("PATH", str(tmp_path))  # no clipboard tool: the app's own clipboard is checked
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    agent = ScriptedAgent([[*reply_events(REPLY, 3), events.TurnFinished(SESSION, REPLY)]])
+    app = make_app(MODEL_CONFIG, agent=agent)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "x")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        reply = app.main_screen.transcript.query(FrozenReply).last()
+        lines = [reply.render_line(y).text for y in range(reply.content_region.height)]
+        row = next(i for i, line in enumerate(lines) if "The navbar" in line)
+        column = lines[row].index("navbar") + reply.styles.padding.left
+        await pilot.mouse_down(reply, offset=(column, row))
+        await pilot.hover(reply, offset=(column + 3, row))
+        await pilot.hover(reply, offset=(column + len("navbar"), row + 2))
+        await pilot.mouse_up(reply, offset=(column + len("navbar"), row + 2))
+        await pilot.pause()
+        selected = app.screen.get_selected_text()
+        assert selected is not None and selected.startswith("navbar is in place")
+        assert "\n" in selected and "Navbar" not in selected  # two lines, from the drag's start on
+        painted = reply.render_line(row)
+        highlight = app.screen.get_component_rich_style("screen--selection")
+        assert any(seg.style and seg.style.bgcolor == highlight.bgcolor for seg in painted)
+        await pilot.press("f1", "y")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.clipboard == selected
+
+
+async def test_after_an_approval_is_answered_the_focus_goes_back_to_the_input() -> None:
+    """The question takes the focus from the input; once answered (here with the key 3), the next
+    letters typed belong to the next message (they went to the transcript and were lost)."""
+    agent = ScriptedAgent(
+        [
+            [
+                events.ToolCalled(SESSION, "c1", "terminal", {"command": "rm -rf build"}, "rm -rf build"),
+                events.ApprovalNeeded(SESSION, "req-1", "terminal", "rm -rf build", "deletes files"),
+                events.ToolFinished(SESSION, "c1", "terminal", False, "declined", 0.2),
+                events.TurnFinished(SESSION, "ok"),
+            ]
+        ]
+    )
+    app = make_app(MODEL_CONFIG, agent=agent)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "clean")
+        transcript = app.main_screen.transcript
+        assert await pause_until(pilot, lambda: bool(transcript.query(ApprovalBlock)))
+        await pilot.pause()
+        assert isinstance(app.focused, Button)
+        await pilot.press("3")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert agent.answers == [("req-1", "deny")]
+        await pilot.press("o", "k")
+        assert app.main_screen.prompt.text == "ok"

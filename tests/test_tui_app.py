@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine import events
-from tests.tui_support import MODEL_CONFIG, SESSION, make_app
+from tests.tui_support import MODEL_CONFIG, SESSION, make_app, pause_until, settle
 from tui import messages
 from widgets.pane import Pane
 from widgets.prompt import PromptInput
@@ -156,3 +156,96 @@ async def test_folded_tabs_repeat_each_panes_number_and_a_click_shows_the_pane()
         await pilot.click("#pane-tabs", offset=(line.index("F4") + 1, 0))
         await pilot.pause()
         assert main.shown == "skills" and main.skills.has_focus_within
+
+
+async def test_enter_on_the_skills_pane_opens_the_first_skill_without_an_arrow_key_first() -> None:
+    """F4 then enter: the list had no highlight when it took the focus, so enter did nothing."""
+    from tests.test_live_files import make_skill
+    from tui.screens.text_view import TextScreen
+
+    app = make_app(MODEL_CONFIG)
+    make_skill(app.home.root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        assert await pause_until(pilot, lambda: app.main_screen.skills.entries.option_count == 1)
+        await pilot.press("f4", "enter")
+        await app.workers.wait_for_complete()
+        assert await pause_until(pilot, lambda: isinstance(app.screen, TextScreen))
+        assert "deploy-static" in app.screen.title_text
+
+
+async def test_u_in_the_journal_undoes_the_newest_write_without_an_arrow_key_first() -> None:
+    """F2, tab to the journal, u: it said "Highlight a journal entry first" though one was in view."""
+    from engine.memory import Memory
+
+    app = make_app(MODEL_CONFIG)
+    Memory(app.home).tool_call({"action": "add", "target": "user", "content": "Likes tea"})
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        memory = app.main_screen.memory
+        assert await pause_until(pilot, lambda: len(memory.view.journal) == 1)
+        await pilot.press("f2", "tab")
+        assert app.focused is memory.journal
+        await pilot.press("u")
+        await app.workers.wait_for_complete()
+        assert await pause_until(pilot, lambda: len(memory.view.journal) == 2)
+        assert (app.home.memories / "USER.md").read_text(encoding="utf-8") == ""
+
+
+async def test_ctrl_e_on_a_skill_being_read_edits_that_skill_beside_soul() -> None:
+    """The skill view says the editor edits files; ctrl+e opened SOUL.md and MEMORY.md instead of the
+    skill in view. Again later (the editor kept, its left pane edited) it goes to the free pane."""
+    from tests.live_files_support import wait_for
+    from tests.test_live_files import make_skill
+    from tui.screens.editor import EditorScreen
+    from tui.screens.text_view import TextScreen
+
+    app = make_app(MODEL_CONFIG)
+    make_skill(app.home.root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        assert await pause_until(pilot, lambda: app.main_screen.skills.entries.option_count == 1)
+        await pilot.press("f4", "enter")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, TextScreen))
+        assert "ctrl+e edits it beside SOUL.md" in str(app.screen.query_one("#text-note").render())
+        await pilot.press("ctrl+e")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
+        editor = app.screen
+        assert await wait_for(pilot, lambda: editor.right.label.endswith("deploy-static/SKILL.md"))
+        assert editor.left.label == "SOUL.md"
+        assert not any(isinstance(s, TextScreen) for s in app.screen_stack)
+
+        editor.left.replace_text("# changed, not saved\n")
+        editor.right.replace_text("---\nname: deploy-static\n---\nedited, not saved\n")
+        await pilot.press("escape")  # back to the workstation, buffers kept
+        await pilot.press("f4", "enter")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, TextScreen))
+        await pilot.press("ctrl+e")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
+        assert editor.right.text.endswith("edited, not saved\n"), "an unsaved buffer is never replaced"
+        assert editor.left.text == "# changed, not saved\n"
+
+
+async def test_the_editor_comes_back_with_its_buffers_after_esc() -> None:
+    """ctrl+e, esc, ctrl+e: the popped editor screen had been removed with its panes, so the second
+    ctrl+e pushed an empty screen and hws crashed (NoMatches '#editor-left')."""
+    from tests.live_files_support import wait_for
+    from tui.screens.editor import EditorScreen
+
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+e")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
+        editor = app.screen
+        assert await wait_for(pilot, lambda: editor.left.label == "SOUL.md")
+        editor.left.replace_text("# unsaved words\n")
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: app.screen is app.main_screen)
+        await pilot.press("ctrl+e")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
+        assert app.screen is editor and editor.left.text == "# unsaved words\n"
+        await pilot.press("ctrl+e")  # again: back
+        assert await wait_for(pilot, lambda: app.screen is app.main_screen)
+        await pilot.press("ctrl+e")
+        assert await wait_for(pilot, lambda: app.screen is editor)

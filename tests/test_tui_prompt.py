@@ -223,3 +223,66 @@ async def test_keys_arriving_in_a_burst_are_sent_in_order() -> None:
         await app.workers.wait_for_complete()
         assert agent.received == ["hello\nthere"]
         assert app.main_screen.prompt.text == ""
+
+
+async def test_up_and_down_move_the_cursor_inside_a_text_of_several_lines() -> None:
+    """Up on the second line goes to the first (the history waits until the first row); down on the
+    first line comes back; only past the edges do they walk the history."""
+    app = make_app(MODEL_CONFIG, agent=ScriptedAgent())
+    async with app.run_test() as pilot:
+        prompt = app.main_screen.prompt
+        await pilot.press("o", "l", "d", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.press("a", "ctrl+j", "b")
+        await pilot.press("up", "X")
+        assert prompt.text == "aX\nb"
+        await pilot.press("down", "Y")
+        assert prompt.text == "aX\nbY"
+        await pilot.press("up", "up")
+        assert prompt.text == "old"
+        await pilot.press("down")
+        assert prompt.text == "aX\nbY"
+
+
+async def test_up_on_a_long_wrapped_line_moves_up_a_row_before_the_history() -> None:
+    app = make_app(MODEL_CONFIG, agent=ScriptedAgent())
+    async with app.run_test(size=(40, 20)) as pilot:
+        prompt = app.main_screen.prompt
+        await pilot.press("o", "l", "d", "enter")
+        await app.workers.wait_for_complete()
+        long = " ".join(["word"] * 13)
+        prompt.input.insert(long)
+        await pilot.pause()
+        assert prompt.input.wrapped_document.height > 1
+        await pilot.press("up")
+        assert prompt.text == long  # still the draft: the cursor went up a row
+        assert prompt.input.cursor_location[1] < len(long)
+        await pilot.press("up")
+        assert prompt.text == "old"
+
+
+class SessionsAgent(ScriptedAgent):
+    """A given agent that starts its own sessions (the app's ctrl+n path without a builder)."""
+
+    async def new_session(self) -> None:
+        self.calls.append("new_session")
+
+
+async def test_a_new_conversation_gives_the_input_the_focus() -> None:
+    """After ctrl+n from a pane, the message typed next reaches the input (it went to the pane's keys:
+    `h` hid the skills pane and the text was lost)."""
+    agent = SessionsAgent()
+    app = make_app(MODEL_CONFIG, agent=agent)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        main = app.main_screen
+        await pilot.press("f4")
+        await pilot.pause()
+        assert main.skills.has_focus_within
+        await pilot.press("ctrl+n")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert agent.calls == ["new_session"]
+        await pilot.press("h", "i")
+        assert main.prompt.text == "hi"
+        assert not main.skills.collapsed

@@ -144,6 +144,11 @@ async def test_a_whole_session_through_the_scripted_model(scripted: Any) -> None
             ),
         )
 
+        from widgets.transcript_blocks import ToolBlock
+
+        line = str(main.transcript.query(ToolBlock).last().render()).split("\n")[0]
+        assert line.startswith("▸ memory  +memory") and line.count("memory  ") == 1, line  # the name once
+
         # A long reply: the bulk that /compress will summarise later.
         await say(pilot, app, "write the deploy notes")
         await turn_done(pilot, app, seen, 3)
@@ -227,3 +232,33 @@ async def test_a_whole_session_through_the_scripted_model(scripted: Any) -> None
         opened = [m for m in seen[mark:] if isinstance(m, messages.SessionOpened) and m.resumed][-1]
         assert opened.session_id in ours, (opened.session_id, ours)
         assert app.session_id == opened.session_id
+
+
+async def test_compress_with_nothing_to_compress_is_not_counted_as_a_compression(scripted: Any) -> None:
+    """Early in a conversation every message is in the protected head or tail: /compress says so,
+    and the timeline, the status bar and the transcript do not claim a compression (they showed
+    `3.5K → 3.5K (−0%)`, `compressed 1×` and `session A → A` beside `Not compressed`)."""
+    from widgets.transcript_blocks import NoticeBlock
+
+    app = make_scripted_app(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
+        await settle(pilot, app)
+        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        main = app.main_screen
+        await say(pilot, app, "hello there")
+        await turn_done(pilot, app, seen, 1)
+        await say(pilot, app, "/compress")
+        finished = lambda: any(isinstance(m, messages.CompressionFinished) for m in seen)  # noqa: E731
+        assert await pause_until(pilot, finished, rounds=600)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        event = next(m for m in seen if isinstance(m, messages.CompressionFinished)).event
+        assert not event.compressed and "Nothing to compress" in event.note
+        notices = [b.text for b in main.transcript.query(NoticeBlock)]
+        assert any(n.startswith("Not compressed: Nothing to compress") for n in notices), notices
+        assert not any(n.startswith("compressed ") for n in notices), notices
+        assert main.compression.count == 0 and main.status.state.compressions == 0
+        assert main.compression.summary == "0 this session"
+        label = str(main.compression.timeline.root.children[0].label)
+        assert "not compressed" in label and "−0%" not in label

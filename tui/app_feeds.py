@@ -131,9 +131,7 @@ class PaneFeeds:
 
     def reload_pane(self, pane: str) -> None:
         """A pane's `reload_from_disk()` (the file watcher, or a user) asks for a fresh reading."""
-        if pane == "skills":
-            self.readers.forget_verdicts()
-        self.refresh_panes(pane)
+        self.refresh_panes(pane)  # (a changed skill's verdict is stale by its folder's stamp)
 
     @work(thread=True, group="memory-undo", exit_on_error=False, description="undo a memory write")
     def undo_memory_entry(self, entry_id: str) -> None:
@@ -163,9 +161,11 @@ class PaneFeeds:
     @work(thread=True, group="show-text", exit_on_error=False, description="read a skill")
     def open_skill(self, name: str, path: str) -> None:
         text = self.readers.skill_text(path) if path else f"Skill {name} has no file on disk."
-        self.call_from_thread(self._push_text, f"skill {name} · {path}", text, "markdown")
+        self.call_from_thread(
+            self._push_text, f"skill {name} · {path}", text, "markdown", name if path else ""
+        )
 
-    def _push_text(self, title: str, text: str, kind: str) -> None:
+    def _push_text(self, title: str, text: str, kind: str, edit_name: str = "") -> None:
         from tui.screens.text_view import TextScreen
 
-        self.push_screen(TextScreen(title, text, kind))
+        self.push_screen(TextScreen(title, text, kind, edit_name))

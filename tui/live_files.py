@@ -339,6 +339,9 @@ class LiveFilesMixin:
         if screen is None:
             initial = (*names, "", "")[:2] if names else ("SOUL.md", "MEMORY.md")
             screen = self._editor_screen = EditorScreen(initial)  # type: ignore[arg-type]
+            # Installed, so leaving it (esc) keeps it: a popped screen that is not installed is removed
+            # with its editors, and the next ctrl+e pushed that empty screen and crashed hws.
+            self.install_screen(screen, name="hws-editor")  # type: ignore[attr-defined]
             self.push_screen(screen)  # type: ignore[attr-defined]
             return
         if screen not in self.screen_stack:  # type: ignore[attr-defined]
@@ -349,11 +352,36 @@ class LiveFilesMixin:
 
     def action_edit(self) -> None:
         from tui.screens.editor import EditorScreen
+        from tui.screens.text_view import TextScreen
 
-        if isinstance(self.screen, EditorScreen):  # type: ignore[attr-defined]
+        screen = self.screen  # type: ignore[attr-defined]
+        if isinstance(screen, EditorScreen):
             self.pop_screen()  # type: ignore[attr-defined]
             return
+        if isinstance(screen, TextScreen) and screen.edit_name:  # reading a skill: edit that skill
+            self.pop_screen()  # type: ignore[attr-defined]
+            self.edit_beside_soul(screen.edit_name)
+            return
         self.open_editor()
+
+    def edit_beside_soul(self, name: str) -> None:
+        """The editor with `name` (a skill) in its right pane, SOUL.md on the left the first time; a pane
+        with unsaved changes is never replaced."""
+        screen = getattr(self, "_editor_screen", None)
+        if screen is None:
+            self.open_editor("SOUL.md", name)
+            return
+        free = next((e for e in (screen.right, screen.left) if not e.modified), None)
+        if free is None:
+            self.notify(  # type: ignore[attr-defined]
+                f"Both editor panes have unsaved changes: save one (ctrl+s), then ctrl+o opens {name}.",
+                severity="warning",
+            )
+        if screen not in self.screen_stack:  # type: ignore[attr-defined]
+            self.push_screen(screen)  # type: ignore[attr-defined]
+        if free is not None:
+            screen.open_named(free, name)
+            free.area.focus()
 
     def action_identity(self) -> None:
         from tui.screens.identity import IdentityScreen

@@ -245,7 +245,16 @@ class HistoryReader:
                     match_session_id=str(hit.get("session_id")),
                 )
             )
-        note = str(result.get("note") or result.get("message") or "")
+        # The engine's notes speak to the model (its tool's arguments); a person gets the same advice
+        # in the screen's own words.
+        if not rows:
+            note = "No past session matched: try other words (names, rare terms) or fewer; empty lists all."
+        elif result.get("partial"):
+            note = (
+                "The search stopped at its time limit: these are the newest matches; a rarer word finds more."
+            )
+        else:
+            note = ""
         return rows, note
 
     async def lineage(self, session_id: str) -> tuple[str, ...]:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from engine.home import Home
     from engine.memory import Memory
     from engine.prompt import SystemPrompt
+    from engine.skills.verdict_cache import VerdictCache
 
 _UNDONE_MEMORY = re.compile(r"\bundo ([0-9a-f]{4,})\b")
 _UNDONE_SKILL = re.compile(r"restored to before ([0-9a-f]{4,})\b")
@@ -42,7 +43,7 @@ class Readers:
     _memory: Memory | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _schema_tokens: dict[int, int] = field(default_factory=dict)
-    _verdicts: dict[tuple[str, int, int], tuple[str, int]] = field(default_factory=dict)
+    _verdicts: VerdictCache | None = None
 
     @property
     def memory(self) -> Memory:
@@ -286,32 +287,34 @@ class Readers:
         )
 
     def skill_verdicts(self, names_first: list[str], limit: int) -> dict[str, tuple[str, int]]:
-        """Guard verdicts (verdict, findings) of up to `limit` skills, cached by SKILL.md's stamp."""
+        """Guard verdicts (verdict, findings) of up to `limit` skills; kept ones are not scanned again."""
         from engine.skills.guard import GuardLimits, scan_folder
         from engine.skills.library import SkillLibrary
+        from engine.skills.verdict_cache import CACHE_FILE, VerdictCache
 
-        library = SkillLibrary(self.home, self.config)
-        catalog = library.catalog()
+        catalog = SkillLibrary(self.home, self.config).catalog()
         order = {name: i for i, name in enumerate(names_first)}
         skills = sorted(catalog.skills, key=lambda s: (order.get(s.name, len(order)), s.name))[:limit]
         limits = GuardLimits.from_config(self.config.skills)
+        if self._verdicts is None:
+            self._verdicts = VerdictCache(self.home.journal_dir / CACHE_FILE)
+        kept = self._verdicts
         found: dict[str, tuple[str, int]] = {}
         for skill in skills:
-            key = (str(skill.skill_dir), skill.mtime_ns, skill.size)
-            cached = self._verdicts.get(key)
-            if cached is None:
-                trust = "community" if skill.read_only else "agent-created"
+            trust = "community" if skill.read_only else "agent-created"
+            verdict = kept.get(skill.skill_dir, trust, limits)
+            if verdict is None:
                 try:
                     report = scan_folder(skill.skill_dir, skill.name, skill.source, trust, limits)
                 except OSError:
                     continue
-                cached = (report.verdict, len(report.findings))
-                self._verdicts[key] = cached
-            found[skill.name] = cached
+                verdict = (report.verdict, len(report.findings))
+                kept.put(skill.skill_dir, trust, limits, *verdict)
+            found[skill.name] = verdict
+        if len(skills) == len(catalog.skills):
+            kept.keep_only({str(skill.skill_dir) for skill in skills})
+        kept.save()
         return found
-
-    def forget_verdicts(self) -> None:
-        self._verdicts.clear()
 
     def skill_text(self, path: str) -> str:
         """A skill's SKILL.md for the read-only view (a sentence when it cannot be read)."""

@@ -96,6 +96,7 @@ class BudgetBody(VerticalScroll):
         height: 1fr;
         background: $surface;
         scrollbar-size-vertical: 1;
+        scrollbar-gutter: stable;  /* the table's width does not change when the scrollbar comes */
     }
     BudgetBody > Static {
         width: 1fr;
@@ -121,6 +122,7 @@ class BudgetPane(Pane):
         self.view = BudgetView(context_window)
         self.totals = UsageTotals()
         self.reported = 0  # the provider's count of the last request (+ its reply), until the history shrinks
+        self._width = self._drawn_width = 0  # the table's width when last drawn (0: not laid out yet)
         self._summarise()
 
     def compose_body(self) -> ComposeResult:
@@ -200,64 +202,93 @@ class BudgetPane(Pane):
         )
         self.brief = f"{fraction * 100:.0f}%"
 
-    def _row(self, label: str, tokens: int, mark: Content | str, style: str = "") -> Content:
+    def _row(self, label: str, tokens: int, *marks: Content) -> Content:
+        """A row, with as many of its `marks` (most important first) as the pane's width has room for."""
         share = self._fraction(tokens)
-        return Content.assemble(
-            (f"{label:<14}", style or "bold"),
+        row = Content.assemble(
+            (f"{label:<14}", "bold"),
             (f"{format_tokens(tokens):>6} ", ""),
             (f"{share * 100:5.1f}% ", "dim"),
             (bar(share, ROW_BAR), "$primary"),
-            " ",
-            mark,
         )
+        for mark in marks:
+            longer = Content.assemble(row, " ", mark)
+            if self._width and longer.cell_length > self._width:
+                break
+            row = longer
+        return row
 
-    def render_table(self) -> Content:
+    def _fit(self, *variants: Content) -> Content:
+        """The first of `variants` that fits the pane's width without wrapping (else the last)."""
+        for variant in variants:
+            if not self._width or variant.cell_length <= self._width:
+                return variant
+        return variants[-1]
+
+    def render_table(self, width: int = 0) -> Content:
+        """The table; at `width` (cells, 0: any) a row drops the words that would wrap it."""
+        self._width = width
         view = self.view
-        cached = Content.styled("■ cached", "$success")
-        ephemeral = Content.styled("□ per call", "dim")
+        cached, ephemeral = Content.styled("■", "$success"), Content.styled("□", "dim")
         lines: list[Content] = []
         if view.preview:
-            lines.append(Content.styled("preview: the prompt your first message will get", "dim italic"))
+            lines.append(
+                self._fit(
+                    Content.styled("preview: the prompt your first message will get", "dim italic"),
+                    Content.styled("preview of the first prompt", "dim italic"),
+                )
+            )
         for layer in view.layers:
             label = LAYER_LABEL.get(layer.name, layer.name)
-            mark = cached if layer.cached else ephemeral
-            if layer.name in ("memory", "user") and layer.cached:
-                mark = Content.assemble(mark, ("  frozen", "dim"))
+            marks = [cached if layer.cached else ephemeral]
             if layer.note:
-                mark = Content.assemble(mark, (f"  {layer.note}", "$warning"))
-            lines.append(self._row(label, layer.tokens, mark))
+                marks.append(Content.styled(layer.note, "$warning"))
+            marks.append(Content.styled("cached" if layer.cached else "per call", "dim"))
+            if layer.name in ("memory", "user") and layer.cached:
+                marks.append(Content.styled("frozen", "dim"))
+            lines.append(self._row(label, layer.tokens, *marks))
         lines.append(
-            self._row("conversation", view.conversation, Content.styled(f"{view.messages} messages", "dim"))
+            self._row("conversation", view.conversation, Content.styled(f"{view.messages} msgs", "dim"))
         )
-        lines.append(self._row("tool schemas", view.tools, cached))
-        lines.append(Content.styled("─" * 40, "dim"))
+        lines.append(self._row("tool schemas", view.tools, cached, Content.styled("cached", "dim")))
+        lines.append(Content.styled("─" * min(40, width or 40), "dim"))
         used = view.used
         fraction = self._fraction(used)
         level = self.levels.level(fraction)
+        total = Content.assemble(
+            ("total".ljust(14), "bold"),
+            (f"{format_tokens(used):>6} ", LEVEL_STYLE[level]),
+            f"of {format_tokens(view.window)}  ",
+        )
+        share = Content.styled(f"{fraction * 100:.0f}%", LEVEL_STYLE[level])
         lines.append(
-            Content.assemble(
-                ("total".ljust(14), "bold"),
-                (f"{format_tokens(used):>6} ", LEVEL_STYLE[level]),
-                f"of {format_tokens(view.window)}  ",
-                gauge(fraction, ROW_BAR, self.levels),
-                (f" {fraction * 100:.0f}%", LEVEL_STYLE[level]),
+            self._fit(
+                Content.assemble(total, gauge(fraction, ROW_BAR, self.levels), " ", share),
+                Content.assemble(total, share),
             )
         )
+        prefix = Content.assemble(
+            ("cached prefix".ljust(14), "bold"), (f"{format_tokens(view.cached_prefix):>6} ", "$success")
+        )
         lines.append(
-            Content.assemble(
-                ("cached prefix".ljust(14), "bold"),
-                (f"{format_tokens(view.cached_prefix):>6} ", "$success"),
-                ("stable across calls (tools + ■ layers)", "dim"),
+            self._fit(
+                Content.assemble(prefix, ("stable across calls (tools + ■ layers)", "dim")),
+                Content.assemble(prefix, ("tools + ■ layers", "dim")),
+                prefix,
             )
         )
         if view.threshold > 0:
             left = view.threshold - used
             to_go = f"{format_tokens(left)} to go" if left > 0 else "due at the next call"
+            at = Content.assemble(
+                ("compress at".ljust(14), "bold"), (f"{format_tokens(view.threshold):>6} ", "$accent")
+            )
+            share = f"({self._fraction(view.threshold) * 100:.0f}%)"
             lines.append(
-                Content.assemble(
-                    ("compress at".ljust(14), "bold"),
-                    (f"{format_tokens(view.threshold):>6} ", "$accent"),
-                    (f"({self._fraction(view.threshold) * 100:.0f}%) ── {to_go} ──▶", "dim"),
+                self._fit(
+                    Content.assemble(at, (f"{share} ── {to_go} ──▶", "dim")),
+                    Content.assemble(at, (f"{share} {to_go}", "dim")),
+                    Content.assemble(at, (to_go, "dim")),
                 )
             )
         else:
@@ -298,7 +329,16 @@ class BudgetPane(Pane):
     def _draw(self) -> None:
         if not self.is_mounted:
             return
-        self.query_one("#budget-table", Static).update(self.render_table())
+        table = self.query_one("#budget-table", Static)
+        self._drawn_width = table.content_region.width
+        table.update(self.render_table(self._drawn_width))
+
+    def on_resize(self) -> None:
+        if (
+            self.is_mounted
+            and self.query_one("#budget-table", Static).content_region.width != self._drawn_width
+        ):
+            self._draw()
 
     def on_mount(self) -> None:
         super().on_mount()

@@ -109,7 +109,8 @@ class CompressionPane(Pane):
 
     @property
     def count(self) -> int:
-        return sum(1 for r in self.records if r.finished is not None)
+        """Compressions that dropped something (one that found nothing to compress is listed, not counted)."""
+        return sum(1 for r in self.records if r.finished is not None and r.finished.compressed)
 
     # What the app calls.
 
@@ -192,6 +193,15 @@ class CompressionPane(Pane):
                 f" ({record.reason or '?'}) at ",
                 (format_tokens(record.tokens_before), "bold"),
             )
+        if not done.compressed:
+            return Content.assemble(
+                (when, "dim"),
+                "  ",
+                (record.reason or "compression", "bold"),
+                "  ",
+                ("not compressed", "$warning"),
+                (f" at {format_tokens(done.tokens_before)}", "dim"),
+            )
         saved = 1 - done.tokens_after / done.tokens_before if done.tokens_before else 0.0
         flushed = f"  +{len(done.flushed)} memory" if done.flushed else ""
         return Content.assemble(
@@ -214,6 +224,10 @@ class CompressionPane(Pane):
             return
         for write in done.flushed:
             node.add_leaf(Content.assemble(("  ✎ ", "$accent"), ("flushed ", "dim"), " ".join(write.split())))
+        if not done.compressed:
+            if done.note:
+                node.add_leaf(Content.styled(" ".join(done.note.split()), "dim"))
+            return
         node.add_leaf(
             Content.assemble(
                 ("lineage ", "dim"),

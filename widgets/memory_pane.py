@@ -185,7 +185,7 @@ class MemoryPane(Pane):
         yield Static(
             "Journal · u undoes · enter shows the diff", id="memory-journal-title", classes="pane-body"
         )
-        yield PaneLog(max_entries=10_000, id="memory-journal", classes="pane-body")
+        yield PaneLog(max_entries=10_000, newest_first=True, id="memory-journal", classes="pane-body")
 
     @property
     def journal(self) -> PaneLog:

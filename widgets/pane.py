@@ -164,9 +164,16 @@ class PaneLog(OptionList):
     }
     """
 
-    def __init__(self, max_entries: int = 500, **kwargs: object) -> None:
+    def __init__(self, max_entries: int = 500, *, newest_first: bool = False, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.max_entries = max_entries
+        self.newest_first = newest_first
+
+    def on_focus(self) -> None:
+        """Focused with nothing highlighted, the newest entry is: enter (and the pane's keys, such as
+        the journal's `u`) act on it at once, where they did nothing until an arrow key was pressed."""
+        if self.highlighted is None and self.option_count:
+            self.highlighted = 0 if self.newest_first else self.option_count - 1
 
     def add_entry(self, prompt: Content | str) -> None:
         self.add_option(prompt)

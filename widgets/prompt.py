@@ -82,10 +82,6 @@ class PromptInput(TextArea):
             return True
         if action in ("complete", "hide_completions"):
             return box.completions_shown
-        if action == "history_previous":
-            return box.completions_shown or self.cursor_location[0] == 0
-        if action == "history_next":
-            return box.completions_shown or self.cursor_location[0] == self.document.line_count - 1
         return True
 
     @property
@@ -111,13 +107,27 @@ class PromptInput(TextArea):
         start, end = self.selection
         self._replace_via_keyboard("\n", start, end)
 
+    # Up and down walk the history only from the first or last row: inside a text of several lines
+    # they move the cursor, as in any editor. (These bindings replace TextArea's own up and down, so
+    # a disabled binding would not fall back to them: the cursor stayed put.)
+
     def action_history_previous(self) -> None:
-        if self.box is not None:
-            self.box.step(-1)
+        box = self.box
+        if box is not None and (
+            box.completions_shown or self.navigator.is_first_wrapped_line(self.cursor_location)
+        ):
+            box.step(-1)
+        else:
+            self.action_cursor_up()
 
     def action_history_next(self) -> None:
-        if self.box is not None:
-            self.box.step(1)
+        box = self.box
+        if box is not None and (
+            box.completions_shown or self.navigator.is_last_wrapped_line(self.cursor_location)
+        ):
+            box.step(1)
+        else:
+            self.action_cursor_down()
 
     def action_complete(self) -> None:
         if self.box is not None:

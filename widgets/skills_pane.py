@@ -118,7 +118,7 @@ class SkillsPane(Pane):
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="skills-intro", classes="pane-body")
-        yield PaneLog(max_entries=100_000, id="skills-list", classes="pane-body")
+        yield PaneLog(max_entries=100_000, newest_first=True, id="skills-list", classes="pane-body")
 
     @property
     def entries(self) -> PaneLog:

@@ -20,7 +20,7 @@ class StatusState:
     model: str = ""
     context_used: int = 0
     context_window: int = 128_000
-    cost_usd: float = 0.0
+    cost_usd: float | None = None  # None: no call of this session reported a cost (many providers never do)
     show_cost: bool = True
     compressions: int = 0
     working: bool = False
@@ -94,7 +94,7 @@ class StatusBar(Widget):
             (f" {fraction * 100:.0f}%", LEVEL_STYLE[level]),
         ]
         if state.show_cost:
-            parts += [sep, f"${state.cost_usd:.2f}"]
+            parts += [sep, f"${state.cost_usd:.2f}" if state.cost_usd is not None else ("$ –", "dim")]
         parts += [sep, format_elapsed(self.clock() - self.started)]
         parts += [sep, f"compressed {state.compressions}×"]
         parts += [sep, ("working…", "bold $accent") if state.working else ("idle", "")]

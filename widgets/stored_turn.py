@@ -21,6 +21,7 @@ from textual.strip import Strip
 from textual.style import Style as VisualStyle
 from textual.visual import Visual
 
+from widgets.line_selection import SelectableLines
 from widgets.transcript_blocks import UserBlock, reply_strips, tool_line, tool_text
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ STORED_TURN_PARTS = {"stored-turn--user", "stored-turn--tool", "stored-turn--fai
 INDENT = 2  # tool lines sit as far in as a separate ToolBlock's (padding 3 against this one's 1)
 
 
-class StoredTurn(UserBlock):
+class StoredTurn(SelectableLines, UserBlock):
     """One whole stored turn; as a `UserBlock` it is where the window may be cut (it knows its ref)."""
 
     DEFAULT_CSS = """
@@ -109,8 +110,11 @@ class StoredTurn(UserBlock):
         width, style = self.size.width, self.rich_style
         lines = self._lines_for(width)
         if 0 <= y < len(lines):
-            return lines[y].adjust_cell_length(width).apply_style(style)
+            return self.selectable_line(lines[y].adjust_cell_length(width).apply_style(style), y)
         return Strip.blank(width, style)
+
+    def selectable_lines(self) -> list[Strip]:
+        return self._lines_for(self.size.width)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

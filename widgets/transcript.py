@@ -75,7 +75,11 @@ class Transcript(HistoryWindow, VerticalScroll):
         Binding("alt+down,ctrl+down", "cursor_block(1)", "next block", id="block_next"),
         Binding("enter,space", "toggle_block", "expand", id="block_toggle"),
         Binding(
-            "y", "copy_block", "copy", id="copy_block", tooltip="Copy the selected block or the last reply"
+            "y",
+            "copy_block",
+            "copy",
+            id="copy_block",
+            tooltip="Copy the mouse selection, else the block or the last reply",
         ),
         Binding("end,G", "follow", "follow", id="follow_output", tooltip="Jump to the newest output"),
     ]
@@ -508,7 +512,13 @@ class Transcript(HistoryWindow, VerticalScroll):
 
     @on(ApprovalBlock.Answered)
     def _answered(self, event: ApprovalBlock.Answered) -> None:
-        self.focus()
+        """Back to where the person was (the input, where the next letters they type belong; they were
+        lost on the transcript), or to the transcript when that is gone."""
+        before = event.focus_before
+        if before is not None and before.is_attached and before.focusable:
+            before.focus()
+        else:
+            self.focus()
 
 
 class NewOutputMarker(Static):

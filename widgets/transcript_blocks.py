@@ -22,6 +22,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
+from widgets.line_selection import SelectableLines
 from widgets.markdown_render import markdown_strips
 
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ def reply_strips(source: str, width: int, continued: bool = False) -> list[Strip
     return strips
 
 
-class FrozenReply(Widget):
+class FrozenReply(SelectableLines, Widget):
     """A finished reply: Markdown laid out once (in a thread) into strips, drawn line by line.
 
     It is mounted only when its strips are ready, so it never shows half-drawn; a width change
@@ -145,8 +146,11 @@ class FrozenReply(Widget):
         width, style = self.size.width, self.rich_style
         if 0 <= y < len(self._strips):
             # The widget's own colours go under the text (the line API paints no background itself).
-            return self._strips[y].adjust_cell_length(width).apply_style(style)
+            return self.selectable_line(self._strips[y].adjust_cell_length(width).apply_style(style), y)
         return Strip.blank(width, style)
+
+    def selectable_lines(self) -> list[Strip]:
+        return self._strips
 
     def on_resize(self) -> None:
         width = self.content_region.width
@@ -482,16 +486,19 @@ class ApprovalBlock(Vertical):
     class Answered(Message):
         """The user answered an approval (posted for the message flow; the Future carries it)."""
 
-        def __init__(self, request_id: str, decision: str) -> None:
+        def __init__(self, request_id: str, decision: str, focus_before: Widget | None = None) -> None:
             super().__init__()
             self.request_id = request_id
             self.decision = decision
+            self.focus_before = focus_before
+            """Where the focus was when the question took it (the input, mostly): it goes back there."""
 
     def __init__(self, event: events.ApprovalNeeded, future: asyncio.Future[str]) -> None:
         super().__init__()
         self.event = event
         self.future = future
         self.decision: str | None = None
+        self.focus_before: Widget | None = None
 
     def compose(self) -> ComposeResult:
         ask = Content.assemble(
@@ -509,7 +516,8 @@ class ApprovalBlock(Vertical):
                 yield Button(label, id=f"approve-{decision}", variant=variant, compact=True)
 
     def on_mount(self) -> None:
-        # The turn waits on this answer, so the question takes the focus.
+        # The turn waits on this answer, so the question takes the focus (and gives it back after).
+        self.focus_before = self.app.focused
         self.query_one("#approve-once", Button).focus()
         self.future.add_done_callback(lambda _: self._settle_if_needed())
 
@@ -525,7 +533,7 @@ class ApprovalBlock(Vertical):
         if self.future.done():
             return
         self.future.set_result(decision)
-        self.post_message(self.Answered(self.event.request_id, decision))
+        self.post_message(self.Answered(self.event.request_id, decision, self.focus_before))
 
     def _settle_if_needed(self) -> None:
         if not self.is_attached:

@@ -16,6 +16,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from engine.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, fail, open_home
+from engine.tools.preview import format_call
 
 if TYPE_CHECKING:
     from engine.config import Config
@@ -232,7 +233,7 @@ class TextPrinter:
                 sys.stdout.write("\n")
                 sys.stdout.flush()
                 self.text_open = False
-            self.previews[data["call_id"]] = data["preview"]
+            self.previews[data["call_id"]] = format_call(data["name"], data["preview"])
         elif kind == "tool_finished":
             mark = "┊" if data["ok"] else "┊ ✗"
             preview = self.previews.pop(data["call_id"], data["name"])

@@ -191,6 +191,8 @@ class Compressor:
                 tokens_after=outcome.tokens_after,
                 summary=outcome.summary,
                 flushed=outcome.flushed,
+                compressed=outcome.compressed,
+                note=outcome.note,
             )
         )
         await self._judge_savings(outcome)

@@ -8,6 +8,7 @@ from typing import Any, TextIO
 
 from engine.demo.player import DemoNote
 from engine.demo.report import HomeReport
+from engine.tools.preview import format_call
 
 
 class DemoPrinter:
@@ -42,7 +43,7 @@ class DemoPrinter:
             self.out.write(data["text"].replace("\n", "\n      "))
             self.out.flush()
         elif kind == "tool_called":
-            self.previews[data["call_id"]] = data["preview"]
+            self.previews[data["call_id"]] = format_call(data["name"], data["preview"])
         elif kind == "tool_finished":
             mark = "┊" if data["ok"] else "┊ ✗"
             preview = self.previews.pop(data["call_id"], data["name"])

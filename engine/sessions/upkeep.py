@@ -57,24 +57,40 @@ def tidy(
 ) -> Tidied:
     """Merge steps on `tables` until each is in at most `max_segments` pieces or `budget_s` is spent.
 
-    Runs outside any transaction of the caller's (each step commits on its own), so an interrupted
-    tidy leaves a consistent index, merely less merged.
+    A step is not begun when the longest one so far would end past the budget, so a tidy overruns
+    it only by a step longer than any before it, or by the first step (or two) each index gets in
+    any case. Runs outside any transaction of the caller's (each step commits on its own), so an
+    interrupted tidy leaves a consistent index, merely less merged.
     """
     start = clock()
     done = Tidied(segments={})
+    longest = 0.0
+
+    def step(table: str, pages: int) -> int:
+        nonlocal longest
+        began = clock()
+        changed = _step(conn, table, pages)
+        longest = max(longest, clock() - began)
+        done.steps += 1
+        return changed
+
+    def over_budget() -> bool:  # would one more step, as long as the longest so far, end past it?
+        return clock() - start + longest > budget_s
+
     for table in tables:  # each gets a step at least, so no index waits behind another forever
         conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('usermerge', 2)")
         # A merge started by an earlier tidy is carried on first, then pairs of pieces on one
         # level; a merge of everything starts only when that leaves too many pieces.
-        merging, whole = True, False
+        merging, whole, first = True, False, True
         while merging:
-            merging = _step(conn, table, pages) >= 2
-            done.steps += 1
+            merging = step(table, pages) >= 2
             if not merging and not whole and segments(conn, table) > max_segments:
-                _step(conn, table, -pages)  # every piece to one level, and the merge of them begins
-                done.steps += 1
+                if not first and over_budget():  # right after a first step it begins even so, or
+                    break  # a small budget would never begin it
+                step(table, -pages)  # every piece to one level, and the merge of them begins
                 merging = whole = True
-            if clock() - start >= budget_s:
+            first = False
+            if over_budget():
                 break
         left = segments(conn, table)
         done.segments[table] = left

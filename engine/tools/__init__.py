@@ -13,7 +13,7 @@ registry (`registry.register(MEMORY)`), or a module named in `TOOL_MODULES` that
 
     MEMORY = Tool("memory", "memory", "Save durable facts…", {"type": "object", ...}, _memory, _preview)
 
-The agent calls `registry.preview_call(name, raw_args, width)` for the ToolCalled line, then
+The agent calls `registry.call_detail(name, raw_args, width)` for the ToolCalled line, then
 `await registry.dispatch(name, raw_args, ctx)`, whose `ToolOutcome` carries the text for the model
 (`content`), `ok`, the one-line result `summary` and any UI-only `display` (diffs).
 

@@ -145,7 +145,11 @@ class ToolRegistry:
         return self._schemas
 
     def preview_call(self, name: str, raw_arguments: str | Mapping[str, Any] | None, width: int = 60) -> str:
-        """The one-line preview of a call, tolerant of arguments that do not parse."""
+        """The one-line preview of a call (its name, then `call_detail`), for plain-text output."""
+        return format_call(name, self.call_detail(name, raw_arguments, width))
+
+    def call_detail(self, name: str, raw_arguments: str | Mapping[str, Any] | None, width: int = 60) -> str:
+        """What a call's arguments say in one line, without its name (arguments that do not parse: '')."""
         try:
             arguments = parse_arguments(raw_arguments)
         except ToolError:
@@ -155,9 +159,7 @@ class ToolRegistry:
             detail = tool.preview(arguments, width) if tool and tool.preview else None
         except Exception:
             detail = None
-        if detail is None:
-            detail = default_detail(arguments, width)
-        return format_call(name, detail)
+        return default_detail(arguments, width) if detail is None else detail
 
     async def dispatch(
         self, name: str, raw_arguments: str | Mapping[str, Any] | None, ctx: ToolContext

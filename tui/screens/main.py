@@ -401,13 +401,16 @@ class MainScreen(Screen[None]):
         self.compression.reset()
         self.budget.reset_usage()
         self.skills.reset_session()
-        self.status.update_state(compressions=0, cost_usd=0.0, working=False, note="")
+        self.status.update_state(compressions=0, cost_usd=None, working=False, note="")
         self._turn_session = ""
         words = {"new": "New conversation", "resume": "Resuming", "model": "Switching the model"}
         what = words.get(message.reason, message.reason)
         target = f" {message.session_id}" if message.session_id else ""
         await self.transcript.add_notice(f"{what}{target}…", "info", "↪")
         self.app.refresh_panes()  # type: ignore[attr-defined]
+        # A fresh conversation is for typing: the next letters go to the input, not to the pane that
+        # had the focus (where `h` hid it and the message was lost).
+        self.action_focus_input()
 
     def _use_session(self, session_id: str) -> None:
         app = self.app
@@ -491,8 +494,10 @@ class MainScreen(Screen[None]):
     def _usage(self, message: messages.Usage) -> None:
         event = message.event
         self.budget.usage(event)
-        state = self.status.state
-        self.status.update_state(context_used=self.budget.used, cost_usd=state.cost_usd + event.cost_usd)
+        cost = self.status.state.cost_usd
+        if event.cost_usd:  # a provider that reports none leaves "$ –", not a made-up $0.00
+            cost = (cost or 0.0) + event.cost_usd
+        self.status.update_state(context_used=self.budget.used, cost_usd=cost)
 
     @on(messages.Status)
     async def _status(self, message: messages.Status) -> None:
@@ -552,6 +557,10 @@ class MainScreen(Screen[None]):
     async def _compression_finished(self, message: messages.CompressionFinished) -> None:
         event = message.event
         self.compression.compression_finished(event)
+        if not event.compressed:  # nothing dropped: /compress says why, the timeline shows it
+            self.status.update_state(note="")
+            self.app.refresh_panes("budget", "memory")  # type: ignore[attr-defined]
+            return
         self.budget.history_shrank()
         self.status.update_state(compressions=self.status.state.compressions + 1, note="")
         self.app.refresh_panes("budget", "memory", "skills", "lineage")  # type: ignore[attr-defined]

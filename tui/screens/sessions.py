@@ -64,6 +64,14 @@ class SessionsScreen(Screen[Choice | None]):
         Binding("escape,ctrl+r", "close", "back", id="close_sessions", tooltip="Back to the workstation"),
         Binding("r", "resume", "resume", id="session_resume", tooltip="Resume the highlighted conversation"),
         Binding("l", "lineage", "lineage", id="session_lineage", tooltip="List the highlighted lineage"),
+        Binding(
+            "down",
+            "to_list",
+            "to the list",
+            id="session_to_list",
+            tooltip="From the search box: move to the list",
+            show=False,
+        ),
     ]
 
     class Listed(Message, bubble=False):
@@ -324,6 +332,13 @@ class SessionsScreen(Screen[Choice | None]):
             return
         dismiss_once(self, None)
 
+    def action_to_list(self) -> None:
+        """Down in the search box goes to the results, as it would in any picker (it did nothing)."""
+        if self.rows:
+            self.options.focus()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Letters typed in the search box are the query, not keys.
+        # Letters typed in the search box are the query, not keys; down is the list's own key there.
+        if action == "to_list":
+            return isinstance(self.focused, Input)
         return not (action in ("resume", "lineage") and isinstance(self.focused, Input))

@@ -108,6 +108,23 @@ class SetupScreen(ModalScreen["Config | None"]):
 
     def on_mount(self) -> None:
         self._show_key_fields()
+        self.call_after_refresh(self._fit_fields)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_fields)
+
+    def _fit_fields(self) -> None:
+        """The fields scroll inside what the frame has left after its title, result and buttons: on a
+        short terminal (80x24) the frame cut off the key field and the buttons instead."""
+        frame = self.query_one("#setup-frame")
+        fields = self.query_one("#setup-fields", VerticalScroll)
+        rest = sum(
+            child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
+            for child in frame.children
+            if child is not fields and child.display
+        )
+        room = int(self.size.height * 0.95) - frame.styles.gutter.height - rest
+        fields.styles.max_height = max(3, min(26, room))
 
     @staticmethod
     def _default_key_source(key_env: str) -> str:
@@ -157,6 +174,7 @@ class SetupScreen(ModalScreen["Config | None"]):
         result = self.query_one("#setup-result", Static)
         result.update(text)
         result.set_classes(f"-{level}")
+        self.call_after_refresh(self._fit_fields)  # a longer sentence leaves the fields less room
 
     # -- saving ---------------------------------------------------------------------------------
 

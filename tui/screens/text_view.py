@@ -48,12 +48,16 @@ class TextScreen(ModalScreen[None]):
         "markdown": "read-only · esc closes · the editor (ctrl+e) edits files",
     }
 
-    def __init__(self, title: str, text: str, kind: str = "text") -> None:
-        """`kind`: "markdown" is highlighted, "diff" explains its marks, anything else is plain."""
+    def __init__(self, title: str, text: str, kind: str = "text", edit_name: str = "") -> None:
+        """`kind`: "markdown" is highlighted, "diff" explains its marks, anything else is plain.
+
+        `edit_name`: the file ctrl+e opens in the editor (beside SOUL.md) from this view, e.g. a skill.
+        """
         super().__init__()
         self.title_text = title
         self.text = text
         self.kind = kind
+        self.edit_name = edit_name
 
     def compose(self) -> ComposeResult:
         with Vertical(id="text-frame"):
@@ -62,7 +66,10 @@ class TextScreen(ModalScreen[None]):
             if self.kind in area.available_languages:
                 area.language = self.kind
             yield area
-            yield Static(self.NOTES.get(self.kind, "read-only · esc closes"), id="text-note")
+            note = self.NOTES.get(self.kind, "read-only · esc closes")
+            if self.edit_name:
+                note = "read-only · esc closes · ctrl+e edits it beside SOUL.md"
+            yield Static(note, id="text-note")
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
