@@ -250,3 +250,28 @@ async def test_a_file_swapped_for_a_symlink_out_of_the_home_while_open_is_not_wr
         assert editor.text == MINE
     assert outside.read_text(encoding="utf-8") == LOADED
     assert load_config(app.home.root) is not None
+
+
+async def test_a_file_moved_beside_the_transcript_and_back_then_edited_by_hand_reloads_where_it_is() -> None:
+    """The editor that stood beside the transcript is gone; a hand edit of its file crashed hws
+    (NoMatches 'TextArea' on the removed editor) instead of reaching the one that holds the file now."""
+    app = make_app(MODEL_CONFIG)
+    memory = app.home.memories / "MEMORY.md"
+    async with app.run_test(size=(140, 40)) as pilot:
+        editor = await open_in_right(pilot, "MEMORY.md")
+        editor.area.focus()
+        await pilot.press("ctrl+t")
+        assert await wait_for(pilot, lambda: app.main_screen.beside is not None)
+        app.main_screen.beside.area.focus()
+        await pilot.press("ctrl+t")  # back into the editor screen's left pane
+        assert await wait_for(
+            pilot, lambda: app.main_screen.beside is None and app.screen.left.label == "MEMORY.md"
+        )
+        back = app.screen.left
+        memory.write_text("Uses pnpm", encoding="utf-8")
+        assert await wait_for(pilot, lambda: back.text == "Uses pnpm")
+        assert "Reloaded" in note_of(back)
+        await pilot.press("escape")
+        memory.write_text("Uses pnpm" + DELIMITER + "Deploys on Fridays", encoding="utf-8")
+        await pilot.press("ctrl+e")
+        assert await wait_for(pilot, lambda: back.text.endswith("Deploys on Fridays"))

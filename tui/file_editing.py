@@ -74,7 +74,7 @@ class EditorController:
         self.app.run_worker(load, thread=True, group=f"edit-load-{id(editor)}", description="open a file")
 
     def _opened(self, editor: FileEditor, loaded: editing.Loaded) -> None:
-        if not editor.is_mounted:
+        if not editor.is_attached:
             return
         target = loaded.target
         editor.open(target, target.label, target.language, loaded.text, loaded.digest)
@@ -122,7 +122,7 @@ class EditorController:
         )
 
     def _checked(self, editor: FileEditor, target: Any, text: str, result: Any) -> None:
-        if editor.target is target and editor.is_mounted:
+        if editor.target is target and editor.is_attached:
             try:
                 editor.show_check(result)
             except NoMatches:  # the app closed while the check ran: its parts are already gone
@@ -153,7 +153,7 @@ class EditorController:
         self, editor: FileEditor, target: Any, text: str, result: editing.SaveResult, forced: bool
     ) -> None:
         self._saving.discard(id(editor))
-        if editor.target is not target or not editor.is_mounted:
+        if editor.target is not target or not editor.is_attached:
             return
         if result.status == "conflict":
             self._conflict(editor, text, result)
@@ -255,10 +255,12 @@ class EditorController:
         `own`: this process wrote it (the agent's tools, or an editor's save, which that editor
         already knows about).
         """
+        # is_attached, not is_mounted: Textual leaves is_mounted True on a removed widget, and an
+        # editor taken away (ctrl+t back from beside the transcript) has no TextArea left to reload.
         by_path = {os.path.abspath(c.path): c for c in changes}
         for editor in list(self.editors):
             target = editor.target
-            if target is None or not editor.is_mounted or (own and id(editor) in self._saving):
+            if target is None or not editor.is_attached or (own and id(editor) in self._saving):
                 continue
             change = by_path.get(os.path.abspath(target.path))
             if change is None:
