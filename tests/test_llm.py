@@ -468,7 +468,7 @@ async def test_context_errors_step_down_and_are_remembered_in_the_home(hermes_ho
         context_length: 128000
         rules:
           - {times: 2, fault: {kind: context_length, mention_limit: false}}
-          - {times: 1, fault: {kind: context_length, limit: 20000}}
+          - {times: 2, fault: {kind: context_length, limit: 20000}}
         """
     )
     with server:
@@ -479,9 +479,12 @@ async def test_context_errors_step_down_and_are_remembered_in_the_home(hermes_ho
                 with pytest.raises(ContextLengthError) as info:
                     await client.complete([user("x")])
                 limits.append((info.value.previous, info.value.limit, info.value.parsed))
-            assert "assuming 20,000 tokens from now on" in str(info.value)
+            assert "assuming 20,000 tokens from now on (was 32,000)." in str(info.value)
+            with pytest.raises(ContextLengthError) as info:  # the same limit met again: no "(was 20,000)"
+                await client.complete([user("x")])
+            assert "assuming 20,000 tokens from now on. Compress" in str(info.value), str(info.value)
     assert limits == [(128_000, 64_000, False), (64_000, 32_000, False), (32_000, 20_000, True)]
-    assert len(server.chat_requests) == 3  # a context error is not retried as it is
+    assert len(server.chat_requests) == 4  # a context error is not retried as it is
     cache = yaml.safe_load((hermes_home / "context_length_cache.yaml").read_text(encoding="utf-8"))
     assert cache == {"context_lengths": {f"scripted@{server.base_url}": 20_000}}
     fresh = LLMClient(ModelSettings(base_url=server.base_url, model="scripted"), home_root=hermes_home)

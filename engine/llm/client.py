@@ -350,10 +350,11 @@ class StreamCall:
         s = self.client.settings
         if failure.kind == "context_length":
             limit, previous, parsed = await self.client.learn_context_limit(self.model, failure.detail)
+            was = f" (was {previous:,})" if previous != limit else ""  # the same limit, met again
             message = (
                 f"The conversation no longer fits the context window of {self.model} "
-                f"(the endpoint said: {failure.detail}); assuming {limit:,} tokens from now on "
-                f"(was {previous:,}). Compress the conversation and try again."
+                f"(the endpoint said: {failure.detail}); assuming {limit:,} tokens from now on{was}. "
+                "Compress the conversation and try again."
             )
             raise ContextLengthError(
                 message, limit=limit, previous=previous, parsed=parsed, status=failure.status
