@@ -51,3 +51,26 @@ async def test_a_memory_file_pasted_far_past_its_limit_lists_a_page_of_entries_a
         ), lines[-5:]
         assert main.memory.view.files[0].disk_chars > 100_000  # the usage still counts the whole file
         await pilot.press("ctrl+q")
+
+
+BROKEN_SKILL = "---\nname: deploy-site\ndescription: [unclosed\n  - oops: : :\n---\n# Deploy\n\n1. Build.\n"
+
+
+async def test_a_skill_with_broken_frontmatter_says_what_is_wrong_when_it_is_opened_from_the_pane() -> None:
+    """The pane marked it '! 1 warning', and enter showed its text with no word of what the warning was."""
+    from tui.screens.text_view import TextScreen
+
+    app = make_app(MODEL_CONFIG, agent=ScriptedAgent())
+    skill_md = app.home.skills / "ops" / "deploy-site" / "SKILL.md"
+    skill_md.parent.mkdir(parents=True)
+    skill_md.write_text(BROKEN_SKILL, encoding="utf-8")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        assert await pause_until(pilot, lambda: app.main_screen.skills.entries.option_count == 1)
+        await pilot.press("f4", "enter")
+        await app.workers.wait_for_complete()
+        assert await pause_until(pilot, lambda: isinstance(app.screen, TextScreen))
+        problems = str(app.screen.query_one("#text-problems").render())
+        assert problems.startswith("! line 4: YAML error (") and "read as plain key: value lines" in problems
+        assert app.screen.query_one("#text-body").text == BROKEN_SKILL
+        assert skill_md.read_text(encoding="utf-8") == BROKEN_SKILL

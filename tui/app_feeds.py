@@ -159,13 +159,15 @@ class PaneFeeds:
         self.call_from_thread(self._push_text, f"journal {entry_id}", text, "diff")
 
     @work(thread=True, group="show-text", exit_on_error=False, description="read a skill")
-    def open_skill(self, name: str, path: str) -> None:
+    def open_skill(self, name: str, path: str, warnings: tuple[str, ...] = ()) -> None:
         text = self.readers.skill_text(path) if path else f"Skill {name} has no file on disk."
         self.call_from_thread(
-            self._push_text, f"skill {name} · {path}", text, "markdown", name if path else ""
+            self._push_text, f"skill {name} · {path}", text, "markdown", name if path else "", warnings
         )
 
-    def _push_text(self, title: str, text: str, kind: str, edit_name: str = "") -> None:
+    def _push_text(
+        self, title: str, text: str, kind: str, edit_name: str = "", problems: tuple[str, ...] = ()
+    ) -> None:
         from tui.screens.text_view import TextScreen
 
-        self.push_screen(TextScreen(title, text, kind, edit_name))
+        self.push_screen(TextScreen(title, text, kind, edit_name, problems))

@@ -103,10 +103,11 @@ class SkillsPane(Pane):
     class OpenRequested(Message):
         """Enter on a skill: show it."""
 
-        def __init__(self, name: str, path: str) -> None:
+        def __init__(self, name: str, path: str, warnings: tuple[str, ...] = ()) -> None:
             super().__init__()
             self.name = name
             self.path = path
+            self.warnings = warnings  # what reading it found wrong (bad frontmatter), said in the view
 
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -294,4 +295,4 @@ class SkillsPane(Pane):
         event.stop()
         row = self.row(event.option.id or "")
         if row is not None:
-            self.post_message(self.OpenRequested(row.name, row.path))
+            self.post_message(self.OpenRequested(row.name, row.path, row.warnings))

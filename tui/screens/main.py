@@ -374,7 +374,7 @@ class MainScreen(Screen[None]):
 
     @on(SkillsPane.OpenRequested)
     def _open_skill(self, message: SkillsPane.OpenRequested) -> None:
-        self.app.open_skill(message.name, message.path)  # type: ignore[attr-defined]
+        self.app.open_skill(message.name, message.path, message.warnings)  # type: ignore[attr-defined]
 
     @on(HistoryWanted)
     def _history_wanted(self, message: HistoryWanted) -> None:

@@ -37,6 +37,12 @@ class TextScreen(ModalScreen[None]):
         color: $text-muted;
         padding: 0 1;
     }
+    TextScreen #text-problems {
+        height: auto;
+        max-height: 6;
+        color: $warning;
+        padding: 0 1;
+    }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -48,20 +54,26 @@ class TextScreen(ModalScreen[None]):
         "markdown": "read-only · esc closes · the editor (ctrl+e) edits files",
     }
 
-    def __init__(self, title: str, text: str, kind: str = "text", edit_name: str = "") -> None:
+    def __init__(
+        self, title: str, text: str, kind: str = "text", edit_name: str = "", problems: tuple[str, ...] = ()
+    ) -> None:
         """`kind`: "markdown" is highlighted, "diff" explains its marks, anything else is plain.
 
         `edit_name`: the file ctrl+e opens in the editor (beside SOUL.md) from this view, e.g. a skill.
+        `problems`: what is wrong with the file (a skill's frontmatter warnings), above its text.
         """
         super().__init__()
         self.title_text = title
         self.text = text
         self.kind = kind
         self.edit_name = edit_name
+        self.problems = problems
 
     def compose(self) -> ComposeResult:
         with Vertical(id="text-frame"):
             yield PaneHeader(Content.assemble(("▾ ", "dim"), (self.title_text, "bold")))
+            if self.problems:
+                yield Static("\n".join(f"! {problem}" for problem in self.problems), id="text-problems")
             area = TextArea(self.text, read_only=True, id="text-body", soft_wrap=True, show_line_numbers=True)
             if self.kind in area.available_languages:
                 area.language = self.kind
