@@ -74,3 +74,18 @@ async def test_a_skill_with_broken_frontmatter_says_what_is_wrong_when_it_is_ope
         assert problems.startswith("! line 4: YAML error (") and "read as plain key: value lines" in problems
         assert app.screen.query_one("#text-body").text == BROKEN_SKILL
         assert skill_md.read_text(encoding="utf-8") == BROKEN_SKILL
+
+
+async def test_a_soul_md_that_is_not_utf8_is_said_once_in_the_transcript() -> None:
+    """The prompt replaces its bad bytes; only the budget pane's row said so, in a note narrow panes drop."""
+    app = make_app(MODEL_CONFIG, agent=ScriptedAgent())
+    app.home.soul.write_bytes(b"# Who you are\n\nYou are Hermes \xff\xfe, plainly.\n")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        app.refresh_panes("budget")  # read again: the same note is not said twice
+        await settle(pilot, app)
+        said = [text for text in notices(app) if "SOUL.md" in text]
+        assert said == [
+            "! SOUL.md in the prompt: SOUL.md is not valid UTF-8; unreadable bytes were replaced."
+        ], said
+    assert app.home.soul.read_bytes().startswith(b"# Who you are")  # the file is left as it was

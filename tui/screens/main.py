@@ -146,6 +146,7 @@ class MainScreen(Screen[None]):
         self._turn_note = ""  # the status note a running turn set (a retry), cleared when it succeeds
         self._turn_failed = False
         self._turn_output = False  # the turn showed words, a tool call or a question
+        self._layer_notes_said: set[str] = set()
         self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.fold_below_columns, "-wide")]
 
     def compose(self) -> ComposeResult:
@@ -341,12 +342,26 @@ class MainScreen(Screen[None]):
             assert isinstance(view, BudgetView)
             self.budget.show(view)
             self.status.update_state(context_used=self.budget.used, context_window=view.window)
+            self._say_layer_problems(view)
         elif message.pane == "skills":
             self.skills.show(view)  # type: ignore[arg-type]
         elif message.pane == "verdicts":
             self.skills.set_verdicts(view)  # type: ignore[arg-type]
         elif message.pane == "lineage":
             self.compression.set_lineage(tuple(view))  # type: ignore[call-overload]
+
+    def _say_layer_problems(self, view: BudgetView) -> None:
+        """A file of the person's that reaches the prompt damaged (not UTF-8, blocked, cut): said once.
+
+        The budget pane shows it as a note on its row, which a narrow pane drops.
+        """
+        said = self._layer_notes_said
+        for layer in view.layers:
+            if layer.name not in ("identity", "context_files") or not layer.note or layer.note in said:
+                continue
+            said.add(layer.note)
+            what = "SOUL.md" if layer.name == "identity" else "the project's context file"
+            self.post_message(messages.Notice(f"{what} in the prompt: {layer.note}", "warning", "!"))
 
     @on(MemoryPane.ReloadRequested)
     def _reload_memory(self) -> None:
