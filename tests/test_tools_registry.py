@@ -267,6 +267,10 @@ def test_call_previews_are_one_plain_line() -> None:
     long = registry.preview_call("terminal", {"command": "echo " + "x" * 200}, width=30)
     assert len(long) <= 10 + 30 and long.endswith("…") and "\n" not in long
     assert registry.preview_call("terminal", '{"command": "ls') == "terminal"  # unparsable: still a line
+    from engine.tools.knowledge import agent_registry
+
+    broken = '{"action": "add", "target": "user", "content": "oops'
+    assert agent_registry().preview_call("memory", broken) == "memory"  # not 'memory    ?memory ""'
 
 
 def _mapping_preview(args: Mapping[str, Any], width: int) -> str:

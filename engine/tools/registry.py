@@ -153,7 +153,7 @@ class ToolRegistry:
         try:
             arguments = parse_arguments(raw_arguments)
         except ToolError:
-            arguments = {}
+            return ""  # a tool's own preview of no arguments would invent some (memory: '?memory ""')
         tool = self._tools.get(name)
         try:
             detail = tool.preview(arguments, width) if tool and tool.preview else None
