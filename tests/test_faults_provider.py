@@ -144,6 +144,8 @@ def test_an_empty_reply_is_an_answer_not_a_crash(
     messages = roles_and_text(hermes_home)
     assert messages[0] == ("user", "how is the kiln?")
     assert all(role in ("user", "assistant") for role, _ in messages)
+    if code == 0:  # nothing on stdout, so stderr says why
+        assert "note: the model's reply was empty; run it again, or rephrase" in err.splitlines(), err
 
 
 def test_a_reply_larger_than_the_context_is_kept_whole_and_the_next_turn_still_fits(
