@@ -85,3 +85,42 @@ def test_a_reply_cut_mid_stream_is_shown_once_after_its_retry(tmp_path: Path) ->
         ("user", "and again"),
         ("assistant", ANSWER),
     ]
+
+
+CRASHING_HWS = """
+import sys
+import widgets.transcript
+
+
+async def append_reply(self, text):
+    raise RuntimeError("a bug in the transcript, injected by the test")
+
+
+widgets.transcript.Transcript.append_reply = append_reply
+from tui.main import main
+
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_an_unexpected_error_ends_hws_with_a_sentence_instead_of_hanging(tmp_path: Path) -> None:
+    """A bug that stops the app left the process waiting at exit for good under the traceback (the
+    session's database thread was never closed): the person had to kill their terminal's program."""
+    home = tmp_path / "home"
+    scenario = tmp_path / "cut.yaml"
+    scenario.write_text(SCENARIO, encoding="utf-8")
+    wrapper = tmp_path / "crashing_hws.py"
+    wrapper.write_text(CRASHING_HWS, encoding="utf-8")
+    env = {"HOME": str(tmp_path), "TEXTUAL_ANIMATIONS": "none", "PYTHONPATH": str(Path.cwd())}
+    command = [sys.executable, str(wrapper), "--scenario", str(scenario), "--home", str(home)]
+    with TmuxSession.start(command, width=140, height=40, env=env, cwd=str(tmp_path)) as hws:
+        hws.wait_for("Scripted model: scenario 'cut-once'", timeout=WAIT_S)
+        hws.type("glaze report")
+        hws.send_keys("Enter")
+        screen = hws.wait_for("[exited 1]", timeout=30)
+        assert "RuntimeError: a bug in the transcript, injected by the test" in screen
+        assert "hws stopped on an unexpected error (above)." in screen
+    with sqlite3.connect(home / "state.db") as db:
+        said = db.execute("SELECT role, content FROM messages ORDER BY id").fetchall()
+    assert said[0] == ("user", "glaze report")  # what was committed before the error is kept
+    assert "a bug in the transcript" in (home / "logs" / "errors.log").read_text(encoding="utf-8")
