@@ -124,3 +124,30 @@ def test_an_unexpected_error_ends_hws_with_a_sentence_instead_of_hanging(tmp_pat
         said = db.execute("SELECT role, content FROM messages ORDER BY id").fetchall()
     assert said[0] == ("user", "glaze report")  # what was committed before the error is kept
     assert "a bug in the transcript" in (home / "logs" / "errors.log").read_text(encoding="utf-8")
+
+
+def test_sigterm_quits_like_ctrl_q_and_gives_the_terminal_back(tmp_path: Path) -> None:
+    """`kill PID` killed hws mid-screen: the app stayed drawn under 'Terminated', the session unclosed."""
+    import os
+    import signal
+    import subprocess
+
+    home = tmp_path / "home"
+    scenario = tmp_path / "cut.yaml"
+    scenario.write_text(SCENARIO, encoding="utf-8")
+    env = {"HOME": str(tmp_path), "TEXTUAL_ANIMATIONS": "none"}
+    command = [HWS, "--scenario", str(scenario), "--home", str(home)]
+    with TmuxSession.start(command, width=140, height=40, env=env, cwd=str(tmp_path)) as hws:
+        hws.wait_for("Scripted model: scenario 'cut-once'", timeout=WAIT_S)
+        hws.type("and again")
+        hws.send_keys("Enter")
+        hws.wait_for("came out blue.", timeout=WAIT_S)
+        wait_idle(hws)
+        shell = hws._tmux("list-panes", "-t", hws.name, "-F", "#{pane_pid}").stdout.split()[0]
+        found = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True, check=True)
+        os.kill(int(found.stdout.split()[0]), signal.SIGTERM)  # `env` ran hws in its own place
+        screen = hws.wait_for("[exited 0]", timeout=WAIT_S)
+        assert " scripted │" not in screen and "Terminated" not in screen, screen  # the terminal is back
+    with sqlite3.connect(home / "state.db") as db:
+        ended = db.execute("SELECT end_reason FROM sessions").fetchall()
+    assert ended == [("user_exit",)]

@@ -171,6 +171,7 @@ class HwsApp(
     ) -> None:
         super().__init__()
         self.offer_setup = offer_setup  # with no model configured, open the setup screen first
+        self.handle_terminate = False  # `hws` sets it: SIGTERM quits as ctrl+q does (not under tests)
         self.home = home
         self.config = config
         self.agent: AgentPort | None = agent
@@ -274,6 +275,8 @@ class HwsApp(
     def on_mount(self) -> None:
         self._apply_keymap()
         self.start_live_files()
+        if self.handle_terminate:
+            self.quit_on_terminate()
         main = self.main_screen
         for warning in self.startup_warnings:  # a toast catches the eye; the transcript keeps it
             self.notify(warning, severity="warning", timeout=12)

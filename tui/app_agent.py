@@ -188,6 +188,22 @@ class AgentLifecycle:
 
     # Quitting.
 
+    def quit_on_terminate(self) -> None:
+        """SIGTERM (`kill`, a closing tmux server) quits as ctrl+q does: the session is closed and the
+        terminal given back. Unhandled, it killed hws mid-screen and left the terminal in its mode."""
+        import signal
+
+        self._terminating = False
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not on this platform
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminate_requested)
+
+    def _terminate_requested(self) -> None:
+        if self._terminating:  # a second one: leave without waiting for the session to close
+            self.exit(143)
+            return
+        self._terminating = True
+        self.call_later(self.action_quit)
+
     async def action_quit(self) -> None:
         """ctrl+q: end the session (`user_exit`), waiting a little for a background review, then exit."""
         agent, self.agent = self.agent, None

@@ -152,6 +152,7 @@ def _run(home, config, args: argparse.Namespace, scripted: bool, temporary: bool
         note=note,
         offer_setup=bool(config.setup.offer_screen) and not scripted,
     )
+    app.handle_terminate = True
     try:
         result = app.run()
     finally:
