@@ -399,10 +399,15 @@ class MainScreen(Screen[None]):
         self.skills.reset_session()
         self.status.update_state(compressions=0, cost_usd=0.0, working=False, note="")
         self._turn_session = ""
-        words = {"new": "New conversation", "resume": "Resuming", "model": "Switching the model"}
-        what = words.get(message.reason, message.reason)
-        target = f" {message.session_id}" if message.session_id else ""
-        await self.transcript.add_notice(f"{what}{target}…", "info", "↪")
+        if message.reason == "model":  # the transcript was just cleared: this notice is the one that stays
+            model = self.status.state.model or "another model"
+            goes_on = f"; session {message.session_id} goes on" if message.session_id else ""
+            text = f"Switching the model to {model}{goes_on}…"
+        else:
+            words = {"new": "New conversation", "resume": "Resuming"}
+            target = f" {message.session_id}" if message.session_id else ""
+            text = f"{words.get(message.reason, message.reason)}{target}…"
+        await self.transcript.add_notice(text, "info", "↪")
         self.app.refresh_panes()  # type: ignore[attr-defined]
         # A fresh conversation is for typing: the next letters go to the input, not to the pane that
         # had the focus (where `h` hid it and the message was lost).
