@@ -138,3 +138,15 @@ async def test_a_stored_turn_lays_its_replies_out_again_for_a_new_width_once() -
         width = turn.replies_width
         assert max(strip.cell_length for strip in turn.reply_strips(2)) <= width
         assert "It reads the file." in "".join(s.text for s in turn.reply_strips(2))
+
+
+async def test_a_stored_tool_call_shows_no_made_up_duration() -> None:
+    """state.db keeps no duration for a call: its line read `✓ 0ms` as if it had been timed."""
+    home = make_home(MODEL_CONFIG)
+    session_id = await session_with_tools(home)
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(100, 50)) as pilot:
+        await open_view(pilot, app, session_id)
+        text = "\n".join("".join(c for c, _ in line) for line in screen_cells(app))
+        assert "read_file  path=src/part0.py  ✓" in text
+        assert "0ms" not in text, text
