@@ -249,3 +249,19 @@ async def test_the_editor_comes_back_with_its_buffers_after_esc() -> None:
         assert await wait_for(pilot, lambda: app.screen is app.main_screen)
         await pilot.press("ctrl+e")
         assert await wait_for(pilot, lambda: app.screen is editor)
+
+
+async def test_h_hides_the_budget_pane_down_to_its_header() -> None:
+    """The budget's own height rule (by id) outweighed the hidden panes' one line: `h` emptied it and
+    left it as tall as before."""
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        budget = app.main_screen.budget
+        shown = budget.size.height
+        await pilot.press("f3", "h")
+        await pilot.pause()
+        assert budget.collapsed and budget.size.height == 1
+        await pilot.press("h")
+        await pilot.pause()
+        assert budget.size.height == shown
