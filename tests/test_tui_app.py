@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from engine import events
 from tests.tui_support import MODEL_CONFIG, SESSION, make_app, pause_until, settle
 from tui import messages
@@ -265,3 +267,23 @@ async def test_h_hides_the_budget_pane_down_to_its_header() -> None:
         await pilot.press("h")
         await pilot.pause()
         assert budget.size.height == shown
+
+
+@pytest.mark.parametrize("size", [(160, 48), (120, 40)])
+async def test_the_budget_table_is_in_view_whole_beside_the_other_panes(size: tuple[int, int]) -> None:
+    """At 160x48 the totals were scrolled off the budget pane (1.2fr) while the memory pane had rows
+    to spare; at 120x40 every row wrapped onto two lines in the 46-column side panes."""
+    from textual.widgets import Static
+
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await pilot.pause()
+        budget = app.main_screen.budget
+        body = budget.query_one("#budget-body")
+        table = budget.query_one("#budget-table", Static)
+        lines = str(table.render()).split("\n")
+        assert any(line.startswith("total") for line in lines) and lines[-1].startswith("session")
+        assert table.size.height == len(lines), "one screen row per table line: nothing wraps"
+        assert body.max_scroll_y == 0 and body.size.height >= len(lines), (body.size, len(lines))
+        assert app.main_screen.memory.size.height >= 6

@@ -37,6 +37,9 @@ LAYER_LABEL = {
     "provider": "provider",
 }
 ROW_BAR = 10
+WIDE_ROWS = 58
+"""Below this many columns a row drops its share column (the bar still shows it): at 120 columns the
+side panes are 46 wide, and every row wrapped onto two lines, pushing the totals out of view."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,8 @@ class BudgetBody(VerticalScroll):
         width: 1fr;
         height: auto;
         padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
     can_focus = True
@@ -117,6 +122,8 @@ class BudgetPane(Pane):
 
     def __init__(self, context_window: int, levels: GaugeLevels | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
+        self._compact = False
+        self._table_lines: list[str] = []
         self.levels = levels or GaugeLevels()
         self.view = BudgetView(context_window)
         self.totals = UsageTotals()
@@ -205,13 +212,15 @@ class BudgetPane(Pane):
         return Content.assemble(
             (f"{label:<14}", style or "bold"),
             (f"{format_tokens(tokens):>6} ", ""),
-            (f"{share * 100:5.1f}% ", "dim"),
+            ("" if self._compact else f"{share * 100:5.1f}% ", "dim"),
             (bar(share, ROW_BAR), "$primary"),
             " ",
             mark,
         )
 
-    def render_table(self) -> Content:
+    def render_table(self, width: int = 0) -> Content:
+        """The table for a pane `width` columns wide (0: wide enough for every column)."""
+        self._compact = 0 < width < WIDE_ROWS
         view = self.view
         cached = Content.styled("■ cached", "$success")
         ephemeral = Content.styled("□ per call", "dim")
@@ -298,7 +307,35 @@ class BudgetPane(Pane):
     def _draw(self) -> None:
         if not self.is_mounted:
             return
-        self.query_one("#budget-table", Static).update(self.render_table())
+        table = self.query_one("#budget-table", Static)
+        content = self.render_table(table.content_region.width or self.content_region.width)
+        self._table_lines = content.plain.split("\n")
+        table.update(content)
+        self.fit_height()
+
+    def on_resize(self) -> None:
+        width = self.query_one("#budget-table", Static).content_region.width
+        if width and (0 < width < WIDE_ROWS) != self._compact:
+            self._draw()
+
+    def fit_height(self) -> None:
+        """Beside the other panes, as tall as its table (up to 40% of the column), so the totals are
+        in view: at 1.2fr they were scrolled off at 160x48 while the memory pane had rows to spare.
+        Alone (the folded layout) or hidden, the stylesheet decides."""
+        side = self.parent
+        alone = self.screen.has_class("-narrow") if self.is_attached else False
+        if self.collapsed or alone or not isinstance(side, Widget) or side.size.height <= 0:
+            if self.styles.has_rule("height"):
+                self.styles.clear_rule("height")
+            return
+        wanted = 1 + len(self._table_lines)
+        height = max(4, min(wanted, int(side.size.height * 0.4)))
+        if self.styles.height is None or self.styles.height.value != height:
+            self.styles.height = height
+
+    def watch_collapsed(self, collapsed: bool) -> None:
+        super().watch_collapsed(collapsed)
+        self.fit_height()
 
     def on_mount(self) -> None:
         super().on_mount()

@@ -193,6 +193,7 @@ class MainScreen(Screen[None]):
 
     def on_resize(self) -> None:
         self._fit_side()
+        self.call_after_refresh(self.budget.fit_height)  # once the column has its new height
 
     def _fit_side(self) -> None:
         """The side column's share of a wide terminal; folded, the shown pane takes the width."""
