@@ -286,3 +286,16 @@ async def test_a_new_conversation_gives_the_input_the_focus() -> None:
         await pilot.press("h", "i")
         assert main.prompt.text == "hi"
         assert not main.skills.collapsed
+
+
+async def test_the_prompt_placeholder_is_whole_at_80_columns() -> None:
+    """It read "… shift+enter or ctrl+j: new line · / for" at 80x24, with or without a model."""
+    from tests.test_stored_turns import screen_cells
+    from tui.app import NO_MODEL_PLACEHOLDER, PROMPT_PLACEHOLDER
+
+    for config, placeholder in (("", NO_MODEL_PLACEHOLDER), (MODEL_CONFIG, PROMPT_PLACEHOLDER)):
+        app = make_app(config)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, app)
+            lines = ["".join(c for c, _ in line) for line in screen_cells(app)]
+            assert any(placeholder in line for line in lines), (placeholder, lines[-3:])

@@ -46,6 +46,10 @@ AgentFactory = Callable[..., AgentPort]
 SkillSource = Callable[[], Sequence[SkillEntry]]
 SessionSource = Callable[[], Sequence[SessionEntry]]
 
+# Whole at 80 columns (the longer wording was cut at "· / for"); the notice above gives the config path.
+PROMPT_PLACEHOLDER = "Message the agent · enter sends · shift+enter, ctrl+j: new line · / commands"
+NO_MODEL_PLACEHOLDER = "No model configured: add `model:` to config.yaml (see above) · /help: keys"
+
 
 def display_path(path: Path) -> str:
     """A path as a person reads it: `~/code/site` rather than `/home/dana/code/site`."""
@@ -232,11 +236,7 @@ class HwsApp(
         levels = GaugeLevels(tui.gauge_warn, tui.gauge_high, tui.gauge_critical)
         window = int(self.config.model.context_length or tui.default_context_window)
         has_model = bool(self.config.model_name)
-        placeholder = (
-            "Message the agent · enter sends · shift+enter or ctrl+j: new line · / for commands"
-            if has_model
-            else f"No model configured: add `model:` to {self.config_path_label} (see above) · /help for keys"
-        )
+        placeholder = PROMPT_PLACEHOLDER if has_model else NO_MODEL_PLACEHOLDER
         settings = MainScreenSettings(
             title=f"hws ─ {display_path(self.workdir)}",
             fold_below_columns=tui.fold_below_columns,
@@ -516,9 +516,7 @@ class HwsApp(
         self.config = config
         self.agent_problem = ""
         main = self.main_screen
-        main.prompt.set_placeholder(
-            "Message the agent · enter sends · shift+enter or ctrl+j: new line · / for commands"
-        )
+        main.prompt.set_placeholder(PROMPT_PLACEHOLDER)
         main.status.update_state(model=config.model_name)
         main.post_message(
             messages.Notice(f"Model set: {config.model_name} at {config.model.base_url}.", "info", "✓")
