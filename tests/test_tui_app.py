@@ -287,3 +287,16 @@ async def test_the_budget_table_is_in_view_whole_beside_the_other_panes(size: tu
         assert table.size.height == len(lines), "one screen row per table line: nothing wraps"
         assert body.max_scroll_y == 0 and body.size.height >= len(lines), (body.size, len(lines))
         assert app.main_screen.memory.size.height >= 6
+
+
+async def test_the_memory_panes_notes_wrap_instead_of_being_cut() -> None:
+    """ "No session yet: the model will see these files as they are a…" even at 160x48."""
+    from tests.test_stored_turns import screen_cells
+
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        await pilot.pause()
+        side = ["".join(c for c, _ in line)[96:].strip(" ▏") for line in screen_cells(app)]  # the side column
+        text = " ".join(" ".join(side).split())
+        assert "No session yet: the model will see these files as they are at your first message." in text
