@@ -20,9 +20,10 @@ async def test_opens_without_a_model_and_the_input_says_how_to_configure_one() -
         main = app.main_screen
         assert isinstance(app.focused, PromptInput)
         assert "No model configured" in main.prompt.input.placeholder
-        assert "~/.hermes/config.yaml" in main.prompt.input.placeholder
+        assert "config.yaml (see above)" in main.prompt.input.placeholder  # the notice has the path
         notices = [b.text for b in main.transcript.query(NoticeBlock)]
         assert any("No model is configured" in text and "base_url" in text for text in notices)
+        assert any("~/.hermes/config.yaml" in text for text in notices)
         assert main.status.state.model == ""
         await pilot.press("h", "i", "enter")
         await pilot.pause()
