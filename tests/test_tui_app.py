@@ -301,3 +301,18 @@ async def test_the_memory_panes_notes_wrap_instead_of_being_cut() -> None:
         side = ["".join(c for c, _ in line)[96:].strip(" ▏") for line in screen_cells(app)]  # the side column
         text = " ".join(" ".join(side).split())
         assert "No session yet: the model will see these files as they are at your first message." in text
+
+
+async def test_z_zooms_the_budget_pane_to_the_whole_screen_and_back() -> None:
+    """The budget's own fitted height stayed while zoomed: it sat at the bottom under a hatched screen."""
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        budget = app.main_screen.budget
+        beside = budget.size.height
+        await pilot.press("f3", "z")
+        await pilot.pause()
+        assert budget.is_maximized and budget.size.height == 48
+        await pilot.press("z")
+        await pilot.pause()
+        assert not budget.is_maximized and budget.size.height == beside

@@ -321,9 +321,9 @@ class BudgetPane(Pane):
     def fit_height(self) -> None:
         """Beside the other panes, as tall as its table (up to 40% of the column), so the totals are
         in view: at 1.2fr they were scrolled off at 160x48 while the memory pane had rows to spare.
-        Alone (the folded layout) or hidden, the stylesheet decides."""
+        Alone (the folded layout, zoomed) or hidden, the stylesheet decides."""
         side = self.parent
-        alone = self.screen.has_class("-narrow") if self.is_attached else False
+        alone = self.is_attached and (self.screen.has_class("-narrow") or self.is_maximized)
         if self.collapsed or alone or not isinstance(side, Widget) or side.size.height <= 0:
             if self.styles.has_rule("height"):
                 self.styles.clear_rule("height")

@@ -195,6 +195,13 @@ class MainScreen(Screen[None]):
         self._fit_side()
         self.call_after_refresh(self.budget.fit_height)  # once the column has its new height
 
+    def watch_maximized(self, maximized: Widget | None) -> None:
+        """Zoomed, the budget fills the screen at once; back beside the others, its table's height."""
+        if maximized is self.budget:
+            self.budget.fit_height()
+        else:
+            self.call_after_refresh(self.budget.fit_height)
+
     def _fit_side(self) -> None:
         """The side column's share of a wide terminal; folded, the shown pane takes the width."""
         folded = self.size.width < self.settings.fold_below_columns
