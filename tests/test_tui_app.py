@@ -316,3 +316,19 @@ async def test_z_zooms_the_budget_pane_to_the_whole_screen_and_back() -> None:
         await pilot.press("z")
         await pilot.pause()
         assert not budget.is_maximized and budget.size.height == beside
+
+
+async def test_the_editor_hints_are_whole_at_80_columns() -> None:
+    """The header line was cut at "ctrl+t beside the", so "esc back" was not on the screen."""
+    from tests.live_files_support import wait_for
+    from tests.test_stored_turns import screen_cells
+    from tui.screens.editor import HINTS, EditorScreen
+
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+e")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
+        await pilot.pause()
+        text = " ".join(" ".join("".join(c for c, _ in line).split()) for line in screen_cells(app))
+        assert " ".join(HINTS.split()) in text, text[:300]
