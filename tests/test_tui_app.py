@@ -332,3 +332,17 @@ async def test_the_editor_hints_are_whole_at_80_columns() -> None:
         await pilot.pause()
         text = " ".join(" ".join("".join(c for c, _ in line).split()) for line in screen_cells(app))
         assert " ".join(HINTS.split()) in text, text[:300]
+
+
+async def test_the_skills_legend_is_one_unbroken_line_beside_the_other_panes() -> None:
+    """At 160x48 the legend wrapped in the middle: "… ◐ files · enter" then "opens" alone."""
+    from tests.test_live_files import make_skill
+    from tests.test_stored_turns import screen_cells
+
+    app = make_app(MODEL_CONFIG)
+    make_skill(app.home.root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        assert await pause_until(pilot, lambda: app.main_screen.skills.entries.option_count == 1)
+        lines = ["".join(c for c, _ in line)[96:].strip(" ▏") for line in screen_cells(app)]
+        assert "○ indexed ● loaded ◐ files · enter opens" in lines, lines
