@@ -346,3 +346,27 @@ async def test_the_skills_legend_is_one_unbroken_line_beside_the_other_panes() -
         assert await pause_until(pilot, lambda: app.main_screen.skills.entries.option_count == 1)
         lines = ["".join(c for c, _ in line)[96:].strip(" ▏") for line in screen_cells(app)]
         assert "○ indexed ● loaded ◐ files · enter opens" in lines, lines
+
+
+async def test_pane_entries_start_in_the_column_of_the_panes_other_lines() -> None:
+    """The journal and the skills list started one column left of every other line of their pane."""
+    from engine.memory import Memory
+    from tests.test_live_files import make_skill
+    from tests.test_stored_turns import screen_cells
+
+    app = make_app(MODEL_CONFIG)
+    make_skill(app.home.root)
+    Memory(app.home).tool_call({"action": "add", "target": "user", "content": "Likes tea"})
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        main = app.main_screen
+        assert await pause_until(pilot, lambda: main.skills.entries.option_count == 1)
+        assert await pause_until(pilot, lambda: main.memory.journal.option_count == 1)
+        lines = ["".join(c for c, _ in line) for line in screen_cells(app)]
+
+        def column(start: str) -> int:
+            line = next(line for line in lines if start in line)
+            return line.index(start)
+
+        assert column("ops/deploy-static") - 2 == column("○ indexed ● loaded")  # after its tier mark
+        assert column("agent ") - 6 == column("Journal · u undoes")  # after the time
