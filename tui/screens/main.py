@@ -431,6 +431,9 @@ class MainScreen(Screen[None]):
 
     @on(messages.TurnSubmitted)
     async def _turn_submitted(self, message: messages.TurnSubmitted) -> None:
+        pane = self.pane("transcript")
+        if pane.collapsed:  # hidden (h), the message and its reply would go on out of sight
+            pane.collapsed = False
         await self.transcript.add_user_message(message.text)
         self.status.update_state(working=True, note="")
 
