@@ -498,7 +498,13 @@ class HwsApp(
             names = ", ".join(sorted(self.available_themes))
             self.main_screen.post_message(messages.Notice(f"No theme {name!r}. Themes: {names}.", "warning"))
             return
-        self.theme = name
+        self.theme = name  # watch_theme says it is for this run
+
+    def watch_theme(self, name: str) -> None:
+        """Any switch after start-up (/theme NAME, the picker of /theme or ctrl+p) says how to keep it:
+        a theme chosen in the picker was silently gone at the next start."""
+        if not self.is_mounted or name == str(self.config.display.theme or DEFAULT_THEME):
+            return
         self.notify(f"Theme {name} for this run; set display.theme: {name} in config.yaml to keep it.")
 
     # Screens (imported on first use).
