@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import events
-from tests.tui_support import MODEL_CONFIG, SESSION, make_app, pause_until, settle
+from tests.tui_support import MODEL_CONFIG, SESSION, ScriptedAgent, make_app, pause_until, settle
 from tui import messages
 from widgets.pane import Pane
 from widgets.prompt import PromptInput
@@ -370,3 +370,30 @@ async def test_pane_entries_start_in_the_column_of_the_panes_other_lines() -> No
 
         assert column("ops/deploy-static") - 2 == column("○ indexed ● loaded")  # after its tier mark
         assert column("agent ") - 6 == column("Journal · u undoes")  # after the time
+
+
+async def test_no_budget_line_is_cut_at_120_columns() -> None:
+    """The side panes are 46 columns wide at 120: 'frozen', '2 skills', the total's percentage, the
+    cached share and the session's totals ended in '…'."""
+    from textual.widgets import Static
+
+    from engine.memory import Memory
+    from tests.test_live_files import make_skill
+
+    agent = ScriptedAgent(
+        [[events.Usage(SESSION, 39_800, 412, 31_000, 0.0), events.TurnFinished(SESSION, "")]]
+    )
+    app = make_app(MODEL_CONFIG, agent=agent)
+    make_skill(app.home.root)
+    Memory(app.home).tool_call({"action": "add", "target": "user", "content": "Likes tea"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("h", "i", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.main_screen.budget.query_one("#budget-table", Static)
+        width = table.content_region.width
+        lines = str(table.render()).split("\n")
+        assert lines[-1].startswith("session 1 call"), lines
+        too_long = [line for line in lines if len(line) > width]
+        assert not too_long, (width, too_long)

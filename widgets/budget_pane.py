@@ -222,18 +222,25 @@ class BudgetPane(Pane):
         """The table for a pane `width` columns wide (0: wide enough for every column)."""
         self._compact = 0 < width < WIDE_ROWS
         view = self.view
-        cached = Content.styled("■ cached", "$success")
-        ephemeral = Content.styled("□ per call", "dim")
+        compact = self._compact  # narrow: shorter words, so every line fits whole (none cut by "…")
+        cached = Content.styled("■" if compact else "■ cached", "$success")
+        ephemeral = Content.styled("□" if compact else "□ per call", "dim")
         lines: list[Content] = []
         if view.preview:
-            lines.append(Content.styled("preview: the prompt your first message will get", "dim italic"))
+            preview = (
+                "preview: your first message's prompt"
+                if compact
+                else "preview: the prompt your first message will get"
+            )
+            lines.append(Content.styled(preview, "dim italic"))
         for layer in view.layers:
             label = LAYER_LABEL.get(layer.name, layer.name)
             mark = cached if layer.cached else ephemeral
+            gap = " " if compact else "  "
             if layer.name in ("memory", "user") and layer.cached:
-                mark = Content.assemble(mark, ("  frozen", "dim"))
+                mark = Content.assemble(mark, (f"{gap}frozen", "dim"))
             if layer.note:
-                mark = Content.assemble(mark, (f"  {layer.note}", "$warning"))
+                mark = Content.assemble(mark, (f"{gap}{layer.note}", "$warning"))
             lines.append(self._row(label, layer.tokens, mark))
         lines.append(
             self._row("conversation", view.conversation, Content.styled(f"{view.messages} messages", "dim"))
@@ -247,8 +254,8 @@ class BudgetPane(Pane):
             Content.assemble(
                 ("total".ljust(14), "bold"),
                 (f"{format_tokens(used):>6} ", LEVEL_STYLE[level]),
-                f"of {format_tokens(view.window)}  ",
-                gauge(fraction, ROW_BAR, self.levels),
+                f"of {format_tokens(view.window)}" + (" " if compact else "  "),
+                gauge(fraction, ROW_BAR - 2 if compact else ROW_BAR, self.levels),
                 (f" {fraction * 100:.0f}%", LEVEL_STYLE[level]),
             )
         )
@@ -256,7 +263,7 @@ class BudgetPane(Pane):
             Content.assemble(
                 ("cached prefix".ljust(14), "bold"),
                 (f"{format_tokens(view.cached_prefix):>6} ", "$success"),
-                ("stable across calls (tools + ■ layers)", "dim"),
+                ("tools + ■ layers" if compact else "stable across calls (tools + ■ layers)", "dim"),
             )
         )
         if view.threshold > 0:
@@ -266,7 +273,11 @@ class BudgetPane(Pane):
                 Content.assemble(
                     ("compress at".ljust(14), "bold"),
                     (f"{format_tokens(view.threshold):>6} ", "$accent"),
-                    (f"({self._fraction(view.threshold) * 100:.0f}%) ── {to_go} ──▶", "dim"),
+                    (
+                        f"({self._fraction(view.threshold) * 100:.0f}%) "
+                        + (to_go if compact else f"── {to_go} ──▶"),
+                        "dim",
+                    ),
                 )
             )
         else:
@@ -284,7 +295,11 @@ class BudgetPane(Pane):
         parts: list[Content | str | tuple[str, str]] = [
             ("last call ", "bold"),
             f"{format_tokens(last.prompt_tokens)} in · ",
-            (f"{format_tokens(last.cached_tokens)} cached ({share * 100:.0f}%)", "$success"),
+            (
+                f"{format_tokens(last.cached_tokens)} cached"
+                + ("" if self._compact else f" ({share * 100:.0f}%)"),
+                "$success",
+            ),
             f" · {format_tokens(last.completion_tokens)} out",
         ]
         if last.cost_usd:
@@ -295,13 +310,14 @@ class BudgetPane(Pane):
         totals = self.totals
         if not totals.calls:
             return Content.styled("session: no calls yet", "dim")
-        cost = f" · ${totals.cost_usd:.2f}" if totals.cost_usd else " · cost not reported"
+        compact = self._compact
+        cost = f" · ${totals.cost_usd:.2f}" if totals.cost_usd else "" if compact else " · cost not reported"
         return Content.assemble(
             ("session ", "bold"),
             f"{totals.calls} call{'s' if totals.calls != 1 else ''} · ",
             f"{format_tokens(totals.prompt_tokens)} in · ",
-            (f"{format_tokens(totals.cached_tokens)} cached", "$success"),
-            f" · {format_tokens(totals.completion_tokens)} out{cost}",
+            ("" if compact else f"{format_tokens(totals.cached_tokens)} cached · ", "$success"),
+            f"{format_tokens(totals.completion_tokens)} out{cost}",
         )
 
     def _draw(self) -> None:
