@@ -381,7 +381,7 @@ async def test_no_budget_line_is_cut_at_120_columns() -> None:
     from tests.test_live_files import make_skill
 
     agent = ScriptedAgent(
-        [[events.Usage(SESSION, 39_800, 412, 31_000, 0.0), events.TurnFinished(SESSION, "")]]
+        [[events.Usage(SESSION, 39_800, 412, 31_000, 0.012), events.TurnFinished(SESSION, "")]]
     )
     app = make_app(MODEL_CONFIG, agent=agent)
     make_skill(app.home.root)

@@ -302,7 +302,7 @@ class BudgetPane(Pane):
             ),
             f" · {format_tokens(last.completion_tokens)} out",
         ]
-        if last.cost_usd:
+        if last.cost_usd and not self._compact:  # narrow: the session line and the status bar say it
             parts.append(f" · ${last.cost_usd:.3f}")
         return Content.assemble(*parts)
 
