@@ -154,3 +154,23 @@ async def test_ctrl_r_opens_and_closes_the_sessions_screen() -> None:
         await pilot.press("ctrl+r")
         await pilot.pause()
         assert app.screen is app.main_screen
+
+
+async def test_the_keys_screen_at_80x24_shows_whole_descriptions_and_where_each_key_works() -> None:
+    """At 80 columns the descriptions were cut ("Interrupt the running tur"), and the `where` column
+    was past the right edge at any width."""
+    from tests.test_stored_turns import screen_cells
+
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f12")
+        await pilot.pause()
+        await pilot.pause()
+        lines = ["".join(c for c, _ in line) for line in screen_cells(app)]
+        text = " ".join(" ".join(line.replace("│", " ").split()) for line in lines)
+        header = next(line for line in lines if " id " in line and "what it does" in line)
+        assert "where" in header, header
+        described = "Interrupt the running turn (twice: clear the input)"
+        words = iter(text.split())  # the description's words in order (the `where` cell sits between)
+        assert all(word in words for word in described.split(" "))
+        assert "esc closes" in text

@@ -262,3 +262,28 @@ async def test_compress_with_nothing_to_compress_is_not_counted_as_a_compression
         assert main.compression.summary == "0 this session"
         label = str(main.compression.timeline.root.children[0].label)
         assert "not compressed" in label and "−0%" not in label
+
+
+async def test_model_switch_says_which_model_and_that_the_session_goes_on(scripted: Any) -> None:
+    """/model NAME: its notice was cleared with the transcript a moment later, and the one left read
+    "Switching the model 20260101_…" with no model in it."""
+    from widgets.transcript_blocks import NoticeBlock
+
+    app = make_scripted_app(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
+        await settle(pilot, app)
+        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        await say(pilot, app, "hello there")
+        await turn_done(pilot, app, seen, 1)
+        session = app.session_id
+        mark = len(seen)
+        await say(pilot, app, "/model other-model")
+        assert await pause_until(
+            pilot, lambda: any(isinstance(m, messages.AgentReady) for m in seen[mark:]), rounds=600
+        )
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        notices = [b.text for b in app.main_screen.transcript.query(NoticeBlock)]
+        assert f"Switching the model to other-model; session {session} goes on…" in notices, notices
+        assert app.main_screen.status.state.model == "other-model"
