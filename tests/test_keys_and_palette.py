@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.binding import Binding
 from textual.command import CommandPalette
 
@@ -174,3 +176,16 @@ async def test_the_keys_screen_at_80x24_shows_whole_descriptions_and_where_each_
         words = iter(text.split())  # the description's words in order (the `where` cell sits between)
         assert all(word in words for word in described.split(" "))
         assert "esc closes" in text
+
+
+def test_docs_keys_lists_every_binding_as_the_app_has_it(tmp_path: Path) -> None:
+    from tui.keys_reference import main, reference_markdown
+
+    docs = Path(__file__).resolve().parent.parent / "docs" / "keys.md"
+    assert main(["--check", str(docs)]) == 0, "run python -m tui.keys_reference --write docs/keys.md"
+    table = reference_markdown()
+    assert "`focus_memory`" in table and "`copy_block`" in table and "`/compress [focus]`" in table
+    stale = tmp_path / "keys.md"
+    stale.write_text(docs.read_text(encoding="utf-8").replace("`zoom_pane`", "`zoom`"), encoding="utf-8")
+    assert main(["--check", str(stale)]) == 1
+    assert main(["--write", str(stale)]) == 0 and stale.read_text(encoding="utf-8") == docs.read_text("utf-8")

@@ -295,7 +295,8 @@ class HwsApp(
             self.call_after_refresh(self.reload_catalogs)
         self.call_after_refresh(self.refresh_panes)
 
-    def binding_classes(self) -> dict[str, type[DOMNode]]:
+    @classmethod
+    def binding_classes(cls) -> dict[str, type[DOMNode]]:
         """Every class whose bindings the keymap and the keys screen know (imports the screens)."""
         from textual.widgets import Markdown  # noqa: F401  (the transcript imports it anyway)
 
@@ -314,7 +315,7 @@ class HwsApp(
         from widgets.transcript_blocks import ApprovalBlock
 
         return {
-            "app": type(self),
+            "app": cls,
             "main screen": MainScreen,
             "any pane": Pane,
             "transcript": Transcript,
