@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.binding import Binding
 from textual.command import CommandPalette
 
@@ -154,3 +156,36 @@ async def test_ctrl_r_opens_and_closes_the_sessions_screen() -> None:
         await pilot.press("ctrl+r")
         await pilot.pause()
         assert app.screen is app.main_screen
+
+
+async def test_the_keys_screen_at_80x24_shows_whole_descriptions_and_where_each_key_works() -> None:
+    """At 80 columns the descriptions were cut ("Interrupt the running tur"), and the `where` column
+    was past the right edge at any width."""
+    from tests.test_stored_turns import screen_cells
+
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f12")
+        await pilot.pause()
+        await pilot.pause()
+        lines = ["".join(c for c, _ in line) for line in screen_cells(app)]
+        text = " ".join(" ".join(line.replace("│", " ").split()) for line in lines)
+        header = next(line for line in lines if " id " in line and "what it does" in line)
+        assert "where" in header, header
+        described = "Interrupt the running turn (twice: clear the input)"
+        words = iter(text.split())  # the description's words in order (the `where` cell sits between)
+        assert all(word in words for word in described.split(" "))
+        assert "esc closes" in text
+
+
+def test_docs_keys_lists_every_binding_as_the_app_has_it(tmp_path: Path) -> None:
+    from tui.keys_reference import main, reference_markdown
+
+    docs = Path(__file__).resolve().parent.parent / "docs" / "keys.md"
+    assert main(["--check", str(docs)]) == 0, "run python -m tui.keys_reference --write docs/keys.md"
+    table = reference_markdown()
+    assert "`focus_memory`" in table and "`copy_block`" in table and "`/compress [focus]`" in table
+    stale = tmp_path / "keys.md"
+    stale.write_text(docs.read_text(encoding="utf-8").replace("`zoom_pane`", "`zoom`"), encoding="utf-8")
+    assert main(["--check", str(stale)]) == 1
+    assert main(["--write", str(stale)]) == 0 and stale.read_text(encoding="utf-8") == docs.read_text("utf-8")

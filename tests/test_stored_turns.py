@@ -156,3 +156,15 @@ async def test_a_mouse_drag_over_a_stored_turns_reply_selects_that_text() -> Non
         await pilot.mouse_up(turn, offset=(column + len("reads the file") - 1, row))  # the last cell is in
         await pilot.pause()
         assert app.screen.get_selected_text() == "reads the file"
+
+
+async def test_a_stored_tool_call_shows_no_made_up_duration() -> None:
+    """state.db keeps no duration for a call: its line read `✓ 0ms` as if it had been timed."""
+    home = make_home(MODEL_CONFIG)
+    session_id = await session_with_tools(home)
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(100, 50)) as pilot:
+        await open_view(pilot, app, session_id)
+        text = "\n".join("".join(c for c, _ in line) for line in screen_cells(app))
+        assert "read_file  path=src/part0.py  ✓" in text
+        assert "0ms" not in text, text

@@ -111,3 +111,26 @@ def test_a_theme_file_linking_out_of_the_home_is_skipped(tmp_path: Path) -> None
     (home.themes / "link.yaml").symlink_to(outside)
     loaded = load_user_themes(home.themes, home.root)
     assert loaded.themes == [] and "outside the home" in loaded.warnings[0]
+
+
+async def test_a_theme_picked_in_the_picker_says_how_to_keep_it() -> None:
+    """/theme NAME said "for this run; set display.theme"; the picker (/theme alone, ctrl+p) said
+    nothing, and the theme was gone at the next start."""
+    notices: list[str] = []
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test() as pilot:
+        original = app.notify
+        app.notify = lambda message, **kw: (notices.append(str(message)), original(message, **kw))[1]  # type: ignore[method-assign]
+        app.main_screen.prompt.set_text("/theme")
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press(*"nord")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.theme == "nord"
+        assert "Theme nord for this run; set display.theme: nord in config.yaml to keep it." in notices
+        app.main_screen.prompt.set_text("/theme hws-dark")  # back to the configured one: nothing to keep
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.theme == "hws-dark" and len(notices) == 1

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.tmux import TmuxSession, tmux_available
+from tests.tmux import SCRIPTED_WAIT_S, TmuxSession, status_line, tmux_available, wait_idle
 
 pytestmark = pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
 
 HWS = str(Path(sys.executable).with_name("hws"))
-WAIT_S = 60.0
+WAIT_S = SCRIPTED_WAIT_S
 ANSWER = "The kiln reached cone six and the glaze came out blue."
 
 SCENARIO = f"""
@@ -34,21 +33,6 @@ rules:
     reply: {{text: "{ANSWER}"}}
   - reply: {{text: "{ANSWER}"}}
 """
-
-
-def status_line(screen: str) -> str:
-    return next(line for line in reversed(screen.splitlines()) if line.startswith(" scripted │"))
-
-
-def wait_idle(hws: TmuxSession) -> str:
-    deadline = time.monotonic() + WAIT_S
-    screen = hws.capture()
-    while time.monotonic() < deadline:
-        screen = hws.capture()
-        if " scripted │" in screen and "│ idle" in status_line(screen):
-            return screen
-        time.sleep(0.1)
-    raise AssertionError(f"the status bar never went back to idle:\n{screen}")
 
 
 def test_a_reply_cut_mid_stream_is_shown_once_after_its_retry(tmp_path: Path) -> None:

@@ -10,34 +10,16 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.tmux import TmuxSession, TmuxTimeout, tmux_available
+from tests.tmux import SCRIPTED_WAIT_S, TmuxSession, TmuxTimeout, tmux_available, wait_idle
 
 pytestmark = pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
 
 HWS = str(Path(sys.executable).with_name("hws"))
-WAIT_S = 60.0  # a loaded 2-core machine builds the agent and answers slowly; the test is about the screen
-
-
-def status_line(screen: str) -> str:
-    """The status bar: the last line that names the model."""
-    return next(line for line in reversed(screen.splitlines()) if line.startswith(" scripted │"))
-
-
-def wait_idle(hws: TmuxSession) -> str:
-    """Poll until the status bar says idle again (a turn ended)."""
-    deadline = time.monotonic() + WAIT_S
-    screen = hws.capture()
-    while time.monotonic() < deadline:
-        screen = hws.capture()
-        if " scripted │" in screen and "│ idle" in status_line(screen):
-            return screen
-        time.sleep(0.1)
-    raise AssertionError(f"the status bar never went back to idle:\n{screen}")
+WAIT_S = SCRIPTED_WAIT_S
 
 
 def open_read_only(hws: TmuxSession, attempts: int = 3) -> str:

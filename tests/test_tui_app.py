@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from engine import events
-from tests.tui_support import MODEL_CONFIG, SESSION, make_app, pause_until, settle
+from tests.tui_support import MODEL_CONFIG, SESSION, ScriptedAgent, make_app, pause_until, settle
 from tui import messages
 from widgets.pane import Pane
 from widgets.prompt import PromptInput
@@ -18,9 +20,10 @@ async def test_opens_without_a_model_and_the_input_says_how_to_configure_one() -
         main = app.main_screen
         assert isinstance(app.focused, PromptInput)
         assert "No model configured" in main.prompt.input.placeholder
-        assert "~/.hermes/config.yaml" in main.prompt.input.placeholder
+        assert "config.yaml (see above)" in main.prompt.input.placeholder  # the notice has the path
         notices = [b.text for b in main.transcript.query(NoticeBlock)]
         assert any("No model is configured" in text and "base_url" in text for text in notices)
+        assert any("~/.hermes/config.yaml" in text for text in notices)
         assert main.status.state.model == ""
         await pilot.press("h", "i", "enter")
         await pilot.pause()
@@ -249,3 +252,148 @@ async def test_the_editor_comes_back_with_its_buffers_after_esc() -> None:
         assert await wait_for(pilot, lambda: app.screen is app.main_screen)
         await pilot.press("ctrl+e")
         assert await wait_for(pilot, lambda: app.screen is editor)
+
+
+async def test_h_hides_the_budget_pane_down_to_its_header() -> None:
+    """The budget's own height rule (by id) outweighed the hidden panes' one line: `h` emptied it and
+    left it as tall as before."""
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        budget = app.main_screen.budget
+        shown = budget.size.height
+        await pilot.press("f3", "h")
+        await pilot.pause()
+        assert budget.collapsed and budget.size.height == 1
+        await pilot.press("h")
+        await pilot.pause()
+        assert budget.size.height == shown
+
+
+@pytest.mark.parametrize("size", [(160, 48), (120, 40)])
+async def test_the_budget_table_is_in_view_whole_beside_the_other_panes(size: tuple[int, int]) -> None:
+    """At 160x48 the totals were scrolled off the budget pane (1.2fr) while the memory pane had rows
+    to spare; at 120x40 every row wrapped onto two lines in the 46-column side panes."""
+    from textual.widgets import Static
+
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await pilot.pause()
+        budget = app.main_screen.budget
+        body = budget.query_one("#budget-body")
+        table = budget.query_one("#budget-table", Static)
+        lines = str(table.render()).split("\n")
+        assert any(line.startswith("total") for line in lines) and lines[-1].startswith("session")
+        assert table.size.height == len(lines), "one screen row per table line: nothing wraps"
+        assert body.max_scroll_y == 0 and body.size.height >= len(lines), (body.size, len(lines))
+        assert app.main_screen.memory.size.height >= 6
+
+
+async def test_the_memory_panes_notes_wrap_instead_of_being_cut() -> None:
+    """ "No session yet: the model will see these files as they are a…" even at 160x48."""
+    from tests.test_stored_turns import screen_cells
+
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        await pilot.pause()
+        side = ["".join(c for c, _ in line)[96:].strip(" ▏") for line in screen_cells(app)]  # the side column
+        text = " ".join(" ".join(side).split())
+        assert "No session yet: the model will see these files as they are at your first message." in text
+
+
+async def test_z_zooms_the_budget_pane_to_the_whole_screen_and_back() -> None:
+    """The budget's own fitted height stayed while zoomed: it sat at the bottom under a hatched screen."""
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        budget = app.main_screen.budget
+        beside = budget.size.height
+        await pilot.press("f3", "z")
+        await pilot.pause()
+        assert budget.is_maximized and budget.size.height == 48
+        await pilot.press("z")
+        await pilot.pause()
+        assert not budget.is_maximized and budget.size.height == beside
+
+
+async def test_the_editor_hints_are_whole_at_80_columns() -> None:
+    """The header line was cut at "ctrl+t beside the", so "esc back" was not on the screen."""
+    from tests.live_files_support import wait_for
+    from tests.test_stored_turns import screen_cells
+    from tui.screens.editor import HINTS, EditorScreen
+
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+e")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
+        await pilot.pause()
+        text = " ".join(" ".join("".join(c for c, _ in line).split()) for line in screen_cells(app))
+        assert " ".join(HINTS.split()) in text, text[:300]
+
+
+async def test_the_skills_legend_is_one_unbroken_line_beside_the_other_panes() -> None:
+    """At 160x48 the legend wrapped in the middle: "… ◐ files · enter" then "opens" alone."""
+    from tests.test_live_files import make_skill
+    from tests.test_stored_turns import screen_cells
+
+    app = make_app(MODEL_CONFIG)
+    make_skill(app.home.root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        assert await pause_until(pilot, lambda: app.main_screen.skills.entries.option_count == 1)
+        lines = ["".join(c for c, _ in line)[96:].strip(" ▏") for line in screen_cells(app)]
+        assert "○ indexed ● loaded ◐ files · enter opens" in lines, lines
+
+
+async def test_pane_entries_start_in_the_column_of_the_panes_other_lines() -> None:
+    """The journal and the skills list started one column left of every other line of their pane."""
+    from engine.memory import Memory
+    from tests.test_live_files import make_skill
+    from tests.test_stored_turns import screen_cells
+
+    app = make_app(MODEL_CONFIG)
+    make_skill(app.home.root)
+    Memory(app.home).tool_call({"action": "add", "target": "user", "content": "Likes tea"})
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        main = app.main_screen
+        assert await pause_until(pilot, lambda: main.skills.entries.option_count == 1)
+        assert await pause_until(pilot, lambda: main.memory.journal.option_count == 1)
+        lines = ["".join(c for c, _ in line) for line in screen_cells(app)]
+
+        def column(start: str) -> int:
+            line = next(line for line in lines if start in line)
+            return line.index(start)
+
+        assert column("ops/deploy-static") - 2 == column("○ indexed ● loaded")  # after its tier mark
+        assert column("agent ") - 6 == column("Journal · u undoes")  # after the time
+
+
+async def test_no_budget_line_is_cut_at_120_columns() -> None:
+    """The side panes are 46 columns wide at 120: 'frozen', '2 skills', the total's percentage, the
+    cached share and the session's totals ended in '…'."""
+    from textual.widgets import Static
+
+    from engine.memory import Memory
+    from tests.test_live_files import make_skill
+
+    agent = ScriptedAgent(
+        [[events.Usage(SESSION, 39_800, 412, 31_000, 0.012), events.TurnFinished(SESSION, "")]]
+    )
+    app = make_app(MODEL_CONFIG, agent=agent)
+    make_skill(app.home.root)
+    Memory(app.home).tool_call({"action": "add", "target": "user", "content": "Likes tea"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("h", "i", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.main_screen.budget.query_one("#budget-table", Static)
+        width = table.content_region.width
+        lines = str(table.render()).split("\n")
+        assert lines[-1].startswith("session 1 call"), lines
+        too_long = [line for line in lines if len(line) > width]
+        assert not too_long, (width, too_long)

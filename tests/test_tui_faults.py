@@ -8,7 +8,6 @@ The next turn works after each of them.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import subprocess
 import sys
@@ -18,12 +17,9 @@ from typing import Any
 import pytest
 from textual.message import Message
 
-from engine.config import load_config
-from tests.tui_support import make_home, pause_until, settle
+from tests.tui_support import make_scripted_app, pause_until, say, scripted_model, settle, turn_done
 from tui import messages
-from tui.agent_port import AgentBuilder, with_overrides
 from tui.app import HwsApp
-from tui.scripted import start_scripted_model
 from widgets.transcript_blocks import NoticeBlock
 
 CUT_TEXT = "The kiln reached cone six and the glaze came out a deep even blue."
@@ -57,36 +53,14 @@ rules:
 
 @pytest.fixture
 def scripted(tmp_path: Path) -> Any:
-    scenario = tmp_path / "faults.yaml"
-    scenario.write_text(SCENARIO, encoding="utf-8")
-    model = start_scripted_model(str(scenario))
-    yield model
-    model.server.stop()
+    with scripted_model(tmp_path, SCENARIO) as model:
+        yield model
 
 
-def make_scripted_app(model: Any) -> HwsApp:
-    home = make_home(
-        "agent:\n  retry_base_delay: 0.01\n  retry_max_delay: 0.05\n  api_max_retries: 2\n"
-        "review:\n  enabled: false\nsessions:\n  busy_timeout_ms: 200\n"
-    )
-    workdir = Path(os.environ["HOME"]) / "code" / "site"
-    workdir.mkdir(parents=True, exist_ok=True)
-    config = with_overrides(load_config(home.root), model.overrides)
-    return HwsApp(home, config, agent_factory=AgentBuilder(workdir, model.overrides), workdir=workdir)
-
-
-async def say(pilot: Any, app: HwsApp, text: str) -> None:
-    app.main_screen.prompt.input.focus()
-    await pilot.press(*text)
-    await pilot.press("enter")
-
-
-async def turn_done(pilot: Any, app: HwsApp, seen: list[Message], count: int) -> None:
-    assert await pause_until(
-        pilot, lambda: sum(isinstance(m, messages.TurnFinished) for m in seen) >= count, rounds=600
-    ), [type(m).__name__ for m in seen][-20:]
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+FAST_RETRIES = (
+    "agent:\n  retry_base_delay: 0.01\n  retry_max_delay: 0.05\n  api_max_retries: 2\n"
+    "review:\n  enabled: false\nsessions:\n  busy_timeout_ms: 200\n"
+)
 
 
 def shown_text(app: HwsApp) -> str:
@@ -109,7 +83,7 @@ def stored(app: HwsApp) -> list[tuple[str, str]]:
 
 
 async def test_a_cut_stream_that_is_retried_shows_its_reply_once(scripted: Any) -> None:
-    app = make_scripted_app(scripted)
+    app = make_scripted_app(scripted, FAST_RETRIES)
     seen: list[Message] = []
     async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
         await settle(pilot, app)
@@ -135,7 +109,7 @@ async def test_a_cut_stream_that_is_retried_shows_its_reply_once(scripted: Any) 
 async def test_a_rate_limit_retried_leaves_no_warning_and_a_dead_endpoint_is_not_retrying(
     scripted: Any,
 ) -> None:
-    app = make_scripted_app(scripted)
+    app = make_scripted_app(scripted, FAST_RETRIES)
     seen: list[Message] = []
     async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
         await settle(pilot, app)
@@ -162,7 +136,7 @@ async def test_a_rate_limit_retried_leaves_no_warning_and_a_dead_endpoint_is_not
 
 
 async def test_an_empty_reply_is_said_to_be_empty(scripted: Any) -> None:
-    app = make_scripted_app(scripted)
+    app = make_scripted_app(scripted, FAST_RETRIES)
     seen: list[Message] = []
     async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
         await settle(pilot, app)
@@ -189,7 +163,7 @@ db.close()
 
 
 async def test_state_db_locked_by_another_program_stops_the_turn_with_a_sentence(scripted: Any) -> None:
-    app = make_scripted_app(scripted)
+    app = make_scripted_app(scripted, FAST_RETRIES)
     seen: list[Message] = []
     async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
         await settle(pilot, app)

@@ -286,3 +286,33 @@ async def test_a_new_conversation_gives_the_input_the_focus() -> None:
         await pilot.press("h", "i")
         assert main.prompt.text == "hi"
         assert not main.skills.collapsed
+
+
+async def test_the_prompt_placeholder_is_whole_at_80_columns() -> None:
+    """It read "… shift+enter or ctrl+j: new line · / for" at 80x24, with or without a model."""
+    from tests.test_stored_turns import screen_cells
+    from tui.app import NO_MODEL_PLACEHOLDER, PROMPT_PLACEHOLDER
+
+    for config, placeholder in (("", NO_MODEL_PLACEHOLDER), (MODEL_CONFIG, PROMPT_PLACEHOLDER)):
+        app = make_app(config)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, app)
+            lines = ["".join(c for c, _ in line) for line in screen_cells(app)]
+            assert any(placeholder in line for line in lines), (placeholder, lines[-3:])
+
+
+async def test_sending_a_message_brings_a_hidden_transcript_back() -> None:
+    """With the transcript hidden (F1, h), a message sent went on out of sight: an empty screen
+    under a '▸ F1' header, the reply included."""
+    agent = ScriptedAgent([[events.TextDelta(SESSION, "Hello."), events.TurnFinished(SESSION, "Hello.")]])
+    app = make_app(MODEL_CONFIG, agent=agent)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        pane = app.main_screen.pane("transcript")
+        await pilot.press("f1", "h")
+        assert pane.collapsed
+        await pilot.press("escape", "h", "i", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert agent.received == ["hi"]
+        assert not pane.collapsed and app.main_screen.transcript.size.height > 10

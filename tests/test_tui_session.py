@@ -8,19 +8,15 @@ asserts on the Messages the app saw and on the panes' state.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.message import Message
 
-from engine.config import load_config
-from tests.tui_support import make_home, pause_until, settle
+from tests.tui_support import make_scripted_app, pause_until, say, scripted_model, settle, turn_done
 from tui import messages
-from tui.agent_port import AgentBuilder, with_overrides
 from tui.app import HwsApp
-from tui.scripted import start_scripted_model
 
 SKILL_TEXT = (
     "---\\nname: deploy-site\\ndescription: Deploy the docs site with rsync.\\n---\\n"
@@ -77,35 +73,13 @@ rules:
 
 @pytest.fixture
 def scripted(tmp_path: Path) -> Any:
-    scenario = tmp_path / "day.yaml"
-    scenario.write_text(SCENARIO, encoding="utf-8")
-    model = start_scripted_model(str(scenario))
-    yield model
-    model.server.stop()
+    with scripted_model(tmp_path, SCENARIO) as model:
+        yield model
 
 
-def make_scripted_app(model: Any) -> HwsApp:
-    home = make_home("compression:\n  target_ratio: 0.1\n")  # a short tail, so /compress has a middle
-    workdir = Path(os.environ["HOME"]) / "code" / "site"
-    workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "scratch").mkdir()
-    config = with_overrides(load_config(home.root), model.overrides)
-    return HwsApp(home, config, agent_factory=AgentBuilder(workdir, model.overrides), workdir=workdir)
-
-
-async def say(pilot: Any, app: HwsApp, text: str) -> None:
-    """Type a message into the prompt and send it, as a person does."""
-    app.main_screen.prompt.input.focus()
-    await pilot.press(*text)
-    await pilot.press("enter")
-
-
-async def turn_done(pilot: Any, app: HwsApp, seen: list[Message], count: int) -> None:
-    assert await pause_until(
-        pilot, lambda: sum(isinstance(m, messages.TurnFinished) for m in seen) >= count, rounds=600
-    ), [type(m).__name__ for m in seen][-20:]
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+def make_app_on(model: Any) -> HwsApp:
+    # a short tail, so /compress has a middle; a folder for the destructive command to remove
+    return make_scripted_app(model, "compression:\n  target_ratio: 0.1\n", folders=["scratch"])
 
 
 def kinds(seen: list[Message], since: int = 0) -> list[str]:
@@ -113,7 +87,7 @@ def kinds(seen: list[Message], since: int = 0) -> list[str]:
 
 
 async def test_a_whole_session_through_the_scripted_model(scripted: Any) -> None:
-    app = make_scripted_app(scripted)
+    app = make_app_on(scripted)
     seen: list[Message] = []
     async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
         await settle(pilot, app)
@@ -240,7 +214,7 @@ async def test_compress_with_nothing_to_compress_is_not_counted_as_a_compression
     `3.5K → 3.5K (−0%)`, `compressed 1×` and `session A → A` beside `Not compressed`)."""
     from widgets.transcript_blocks import NoticeBlock
 
-    app = make_scripted_app(scripted)
+    app = make_app_on(scripted)
     seen: list[Message] = []
     async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
         await settle(pilot, app)
@@ -262,3 +236,28 @@ async def test_compress_with_nothing_to_compress_is_not_counted_as_a_compression
         assert main.compression.summary == "0 this session"
         label = str(main.compression.timeline.root.children[0].label)
         assert "not compressed" in label and "−0%" not in label
+
+
+async def test_model_switch_says_which_model_and_that_the_session_goes_on(scripted: Any) -> None:
+    """/model NAME: its notice was cleared with the transcript a moment later, and the one left read
+    "Switching the model 20260101_…" with no model in it."""
+    from widgets.transcript_blocks import NoticeBlock
+
+    app = make_app_on(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
+        await settle(pilot, app)
+        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        await say(pilot, app, "hello there")
+        await turn_done(pilot, app, seen, 1)
+        session = app.session_id
+        mark = len(seen)
+        await say(pilot, app, "/model other-model")
+        assert await pause_until(
+            pilot, lambda: any(isinstance(m, messages.AgentReady) for m in seen[mark:]), rounds=600
+        )
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        notices = [b.text for b in app.main_screen.transcript.query(NoticeBlock)]
+        assert f"Switching the model to other-model; session {session} goes on…" in notices, notices
+        assert app.main_screen.status.state.model == "other-model"

@@ -133,3 +133,24 @@ class TmuxSession:
                 return screen
             time.sleep(POLL_S)
         raise TmuxTimeout(f"{text!r} was still on the screen after {timeout}s:\n{screen}")
+
+
+# A loaded 2-core machine builds the agent and answers slowly; the tests are about what the screen shows.
+SCRIPTED_WAIT_S = 60.0
+
+
+def status_line(screen: str, model: str = "scripted") -> str:
+    """The status bar: the last line that starts with the model's name."""
+    return next(line for line in reversed(screen.splitlines()) if line.startswith(f" {model} │"))
+
+
+def wait_idle(hws: TmuxSession, model: str = "scripted", timeout: float = SCRIPTED_WAIT_S) -> str:
+    """Poll until the status bar says idle again (a turn ended); the screen then."""
+    deadline = time.monotonic() + timeout
+    screen = hws.capture()
+    while time.monotonic() < deadline:
+        screen = hws.capture()
+        if f" {model} │" in screen and "│ idle" in status_line(screen, model):
+            return screen
+        time.sleep(0.1)
+    raise AssertionError(f"the status bar never went back to idle:\n{screen}")

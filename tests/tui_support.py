@@ -8,8 +8,9 @@ and the widgets are exercised for real.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -178,3 +179,48 @@ async def open_stored_view(pilot: Any, app: Any, session_id: str, settle: int = 
     for _ in range(settle):
         await pilot.pause()
     return transcript
+
+
+@contextlib.contextmanager
+def scripted_model(folder: Path, scenario: str) -> Iterator[Any]:
+    """The scripted model server playing `scenario` (YAML text) on 127.0.0.1, stopped afterwards."""
+    from tui.scripted import start_scripted_model
+
+    path = folder / "scenario.yaml"
+    path.write_text(scenario, encoding="utf-8")
+    model = start_scripted_model(str(path))
+    try:
+        yield model
+    finally:
+        model.server.stop()
+
+
+def make_scripted_app(model: Any, config_yaml: str = "", folders: Sequence[str] = ()) -> HwsApp:
+    """The workstation on a fresh home, its agent built on `model`, working in ~/code/site (+ `folders`)."""
+    from tui.agent_port import AgentBuilder, with_overrides
+
+    home = make_home(config_yaml)
+    workdir = Path(os.environ["HOME"]) / "code" / "site"
+    workdir.mkdir(parents=True, exist_ok=True)
+    for name in folders:
+        (workdir / name).mkdir()
+    config = with_overrides(load_config(home.root), model.overrides)
+    return HwsApp(home, config, agent_factory=AgentBuilder(workdir, model.overrides), workdir=workdir)
+
+
+async def say(pilot: Any, app: HwsApp, text: str) -> None:
+    """Type a message into the prompt and send it, as a person does."""
+    app.main_screen.prompt.input.focus()
+    await pilot.press(*text)
+    await pilot.press("enter")
+
+
+async def turn_done(pilot: Any, app: HwsApp, seen: list[Any], count: int) -> None:
+    """Wait until `count` turns have finished (by the Messages `seen`) and the app has settled."""
+    from tui import messages
+
+    assert await pause_until(
+        pilot, lambda: sum(isinstance(m, messages.TurnFinished) for m in seen) >= count, rounds=600
+    ), [type(m).__name__ for m in seen][-20:]
+    await app.workers.wait_for_complete()
+    await pilot.pause()

@@ -46,6 +46,10 @@ AgentFactory = Callable[..., AgentPort]
 SkillSource = Callable[[], Sequence[SkillEntry]]
 SessionSource = Callable[[], Sequence[SessionEntry]]
 
+# Whole at 80 columns (the longer wording was cut at "· / for"); the notice above gives the config path.
+PROMPT_PLACEHOLDER = "Message the agent · enter sends · shift+enter, ctrl+j: new line · / commands"
+NO_MODEL_PLACEHOLDER = "No model configured: add `model:` to config.yaml (see above) · /help: keys"
+
 
 def display_path(path: Path) -> str:
     """A path as a person reads it: `~/code/site` rather than `/home/dana/code/site`."""
@@ -233,11 +237,7 @@ class HwsApp(
         levels = GaugeLevels(tui.gauge_warn, tui.gauge_high, tui.gauge_critical)
         window = int(self.config.model.context_length or tui.default_context_window)
         has_model = bool(self.config.model_name)
-        placeholder = (
-            "Message the agent · enter sends · shift+enter or ctrl+j: new line · / for commands"
-            if has_model
-            else f"No model configured: add `model:` to {self.config_path_label} (see above) · /help for keys"
-        )
+        placeholder = PROMPT_PLACEHOLDER if has_model else NO_MODEL_PLACEHOLDER
         settings = MainScreenSettings(
             title=f"hws ─ {display_path(self.workdir)}",
             fold_below_columns=tui.fold_below_columns,
@@ -298,7 +298,8 @@ class HwsApp(
             self.call_after_refresh(self.reload_catalogs)
         self.call_after_refresh(self.refresh_panes)
 
-    def binding_classes(self) -> dict[str, type[DOMNode]]:
+    @classmethod
+    def binding_classes(cls) -> dict[str, type[DOMNode]]:
         """Every class whose bindings the keymap and the keys screen know (imports the screens)."""
         from textual.widgets import Markdown  # noqa: F401  (the transcript imports it anyway)
 
@@ -317,7 +318,7 @@ class HwsApp(
         from widgets.transcript_blocks import ApprovalBlock
 
         return {
-            "app": type(self),
+            "app": cls,
             "main screen": MainScreen,
             "any pane": Pane,
             "transcript": Transcript,
@@ -503,7 +504,13 @@ class HwsApp(
             names = ", ".join(sorted(self.available_themes))
             self.main_screen.post_message(messages.Notice(f"No theme {name!r}. Themes: {names}.", "warning"))
             return
-        self.theme = name
+        self.theme = name  # watch_theme says it is for this run
+
+    def watch_theme(self, name: str) -> None:
+        """Any switch after start-up (/theme NAME, the picker of /theme or ctrl+p) says how to keep it:
+        a theme chosen in the picker was silently gone at the next start."""
+        if not self.is_mounted or name == str(self.config.display.theme or DEFAULT_THEME):
+            return
         self.notify(f"Theme {name} for this run; set display.theme: {name} in config.yaml to keep it.")
 
     # Screens (imported on first use).
@@ -521,9 +528,7 @@ class HwsApp(
         self.config = config
         self.agent_problem = ""
         main = self.main_screen
-        main.prompt.set_placeholder(
-            "Message the agent · enter sends · shift+enter or ctrl+j: new line · / for commands"
-        )
+        main.prompt.set_placeholder(PROMPT_PLACEHOLDER)
         main.status.update_state(model=config.model_name)
         main.post_message(
             messages.Notice(f"Model set: {config.model_name} at {config.model.base_url}.", "info", "✓")

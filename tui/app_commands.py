@@ -199,6 +199,5 @@ class SlashCommands:
         overrides.setdefault("model", {})["default"] = name
         self.agent_factory = AgentBuilder(self.agent_factory.workdir, overrides)
         resume = self.session_id or None
-        self._say(f"Switching to {name}" + (f"; session {resume} goes on." if resume else "."), "info", "i")
-        self.main_screen.status.update_state(model=name)
+        self.main_screen.status.update_state(model=name)  # the reset's notice names it
         self.replace_agent("model_switch", resume, "model")

@@ -37,6 +37,9 @@ LAYER_LABEL = {
     "provider": "provider",
 }
 ROW_BAR = 10
+WIDE_ROWS = 58
+"""Below this many columns a row drops its share column (the bar still shows it): at 120 columns the
+side panes are 46 wide, and every row wrapped onto two lines, pushing the totals out of view."""
 
 
 @dataclass(frozen=True)
@@ -96,12 +99,13 @@ class BudgetBody(VerticalScroll):
         height: 1fr;
         background: $surface;
         scrollbar-size-vertical: 1;
-        scrollbar-gutter: stable;  /* the table's width does not change when the scrollbar comes */
     }
     BudgetBody > Static {
         width: 1fr;
         height: auto;
         padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
     can_focus = True
@@ -118,11 +122,12 @@ class BudgetPane(Pane):
 
     def __init__(self, context_window: int, levels: GaugeLevels | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
+        self._compact = False
+        self._table_lines: list[str] = []
         self.levels = levels or GaugeLevels()
         self.view = BudgetView(context_window)
         self.totals = UsageTotals()
         self.reported = 0  # the provider's count of the last request (+ its reply), until the history shrinks
-        self._width = self._drawn_width = 0  # the table's width when last drawn (0: not laid out yet)
         self._summarise()
 
     def compose_body(self) -> ComposeResult:
@@ -202,93 +207,77 @@ class BudgetPane(Pane):
         )
         self.brief = f"{fraction * 100:.0f}%"
 
-    def _row(self, label: str, tokens: int, *marks: Content) -> Content:
-        """A row, with as many of its `marks` (most important first) as the pane's width has room for."""
+    def _row(self, label: str, tokens: int, mark: Content | str, style: str = "") -> Content:
         share = self._fraction(tokens)
-        row = Content.assemble(
-            (f"{label:<14}", "bold"),
+        return Content.assemble(
+            (f"{label:<14}", style or "bold"),
             (f"{format_tokens(tokens):>6} ", ""),
-            (f"{share * 100:5.1f}% ", "dim"),
+            ("" if self._compact else f"{share * 100:5.1f}% ", "dim"),
             (bar(share, ROW_BAR), "$primary"),
+            " ",
+            mark,
         )
-        for mark in marks:
-            longer = Content.assemble(row, " ", mark)
-            if self._width and longer.cell_length > self._width:
-                break
-            row = longer
-        return row
-
-    def _fit(self, *variants: Content) -> Content:
-        """The first of `variants` that fits the pane's width without wrapping (else the last)."""
-        for variant in variants:
-            if not self._width or variant.cell_length <= self._width:
-                return variant
-        return variants[-1]
 
     def render_table(self, width: int = 0) -> Content:
-        """The table; at `width` (cells, 0: any) a row drops the words that would wrap it."""
-        self._width = width
+        """The table for a pane `width` columns wide (0: wide enough for every column)."""
+        self._compact = 0 < width < WIDE_ROWS
         view = self.view
-        cached, ephemeral = Content.styled("■", "$success"), Content.styled("□", "dim")
+        compact = self._compact  # narrow: shorter words, so every line fits whole (none cut by "…")
+        cached = Content.styled("■" if compact else "■ cached", "$success")
+        ephemeral = Content.styled("□" if compact else "□ per call", "dim")
         lines: list[Content] = []
         if view.preview:
-            lines.append(
-                self._fit(
-                    Content.styled("preview: the prompt your first message will get", "dim italic"),
-                    Content.styled("preview of the first prompt", "dim italic"),
-                )
+            preview = (
+                "preview: your first message's prompt"
+                if compact
+                else "preview: the prompt your first message will get"
             )
+            lines.append(Content.styled(preview, "dim italic"))
         for layer in view.layers:
             label = LAYER_LABEL.get(layer.name, layer.name)
-            marks = [cached if layer.cached else ephemeral]
-            if layer.note:
-                marks.append(Content.styled(layer.note, "$warning"))
-            marks.append(Content.styled("cached" if layer.cached else "per call", "dim"))
+            mark = cached if layer.cached else ephemeral
+            gap = " " if compact else "  "
             if layer.name in ("memory", "user") and layer.cached:
-                marks.append(Content.styled("frozen", "dim"))
-            lines.append(self._row(label, layer.tokens, *marks))
+                mark = Content.assemble(mark, (f"{gap}frozen", "dim"))
+            if layer.note:
+                mark = Content.assemble(mark, (f"{gap}{layer.note}", "$warning"))
+            lines.append(self._row(label, layer.tokens, mark))
         lines.append(
-            self._row("conversation", view.conversation, Content.styled(f"{view.messages} msgs", "dim"))
+            self._row("conversation", view.conversation, Content.styled(f"{view.messages} messages", "dim"))
         )
-        lines.append(self._row("tool schemas", view.tools, cached, Content.styled("cached", "dim")))
-        lines.append(Content.styled("─" * min(40, width or 40), "dim"))
+        lines.append(self._row("tool schemas", view.tools, cached))
+        lines.append(Content.styled("─" * 40, "dim"))
         used = view.used
         fraction = self._fraction(used)
         level = self.levels.level(fraction)
-        total = Content.assemble(
-            ("total".ljust(14), "bold"),
-            (f"{format_tokens(used):>6} ", LEVEL_STYLE[level]),
-            f"of {format_tokens(view.window)}  ",
-        )
-        share = Content.styled(f"{fraction * 100:.0f}%", LEVEL_STYLE[level])
         lines.append(
-            self._fit(
-                Content.assemble(total, gauge(fraction, ROW_BAR, self.levels), " ", share),
-                Content.assemble(total, share),
+            Content.assemble(
+                ("total".ljust(14), "bold"),
+                (f"{format_tokens(used):>6} ", LEVEL_STYLE[level]),
+                f"of {format_tokens(view.window)}" + (" " if compact else "  "),
+                gauge(fraction, ROW_BAR - 2 if compact else ROW_BAR, self.levels),
+                (f" {fraction * 100:.0f}%", LEVEL_STYLE[level]),
             )
         )
-        prefix = Content.assemble(
-            ("cached prefix".ljust(14), "bold"), (f"{format_tokens(view.cached_prefix):>6} ", "$success")
-        )
         lines.append(
-            self._fit(
-                Content.assemble(prefix, ("stable across calls (tools + ■ layers)", "dim")),
-                Content.assemble(prefix, ("tools + ■ layers", "dim")),
-                prefix,
+            Content.assemble(
+                ("cached prefix".ljust(14), "bold"),
+                (f"{format_tokens(view.cached_prefix):>6} ", "$success"),
+                ("tools + ■ layers" if compact else "stable across calls (tools + ■ layers)", "dim"),
             )
         )
         if view.threshold > 0:
             left = view.threshold - used
             to_go = f"{format_tokens(left)} to go" if left > 0 else "due at the next call"
-            at = Content.assemble(
-                ("compress at".ljust(14), "bold"), (f"{format_tokens(view.threshold):>6} ", "$accent")
-            )
-            share = f"({self._fraction(view.threshold) * 100:.0f}%)"
             lines.append(
-                self._fit(
-                    Content.assemble(at, (f"{share} ── {to_go} ──▶", "dim")),
-                    Content.assemble(at, (f"{share} {to_go}", "dim")),
-                    Content.assemble(at, (to_go, "dim")),
+                Content.assemble(
+                    ("compress at".ljust(14), "bold"),
+                    (f"{format_tokens(view.threshold):>6} ", "$accent"),
+                    (
+                        f"({self._fraction(view.threshold) * 100:.0f}%) "
+                        + (to_go if compact else f"── {to_go} ──▶"),
+                        "dim",
+                    ),
                 )
             )
         else:
@@ -306,10 +295,14 @@ class BudgetPane(Pane):
         parts: list[Content | str | tuple[str, str]] = [
             ("last call ", "bold"),
             f"{format_tokens(last.prompt_tokens)} in · ",
-            (f"{format_tokens(last.cached_tokens)} cached ({share * 100:.0f}%)", "$success"),
+            (
+                f"{format_tokens(last.cached_tokens)} cached"
+                + ("" if self._compact else f" ({share * 100:.0f}%)"),
+                "$success",
+            ),
             f" · {format_tokens(last.completion_tokens)} out",
         ]
-        if last.cost_usd:
+        if last.cost_usd and not self._compact:  # narrow: the session line and the status bar say it
             parts.append(f" · ${last.cost_usd:.3f}")
         return Content.assemble(*parts)
 
@@ -317,28 +310,48 @@ class BudgetPane(Pane):
         totals = self.totals
         if not totals.calls:
             return Content.styled("session: no calls yet", "dim")
-        cost = f" · ${totals.cost_usd:.2f}" if totals.cost_usd else " · cost not reported"
+        compact = self._compact
+        cost = f" · ${totals.cost_usd:.2f}" if totals.cost_usd else "" if compact else " · cost not reported"
         return Content.assemble(
             ("session ", "bold"),
             f"{totals.calls} call{'s' if totals.calls != 1 else ''} · ",
             f"{format_tokens(totals.prompt_tokens)} in · ",
-            (f"{format_tokens(totals.cached_tokens)} cached", "$success"),
-            f" · {format_tokens(totals.completion_tokens)} out{cost}",
+            ("" if compact else f"{format_tokens(totals.cached_tokens)} cached · ", "$success"),
+            f"{format_tokens(totals.completion_tokens)} out{cost}",
         )
 
     def _draw(self) -> None:
         if not self.is_mounted:
             return
         table = self.query_one("#budget-table", Static)
-        self._drawn_width = table.content_region.width
-        table.update(self.render_table(self._drawn_width))
+        content = self.render_table(table.content_region.width or self.content_region.width)
+        self._table_lines = content.plain.split("\n")
+        table.update(content)
+        self.fit_height()
 
     def on_resize(self) -> None:
-        if (
-            self.is_mounted
-            and self.query_one("#budget-table", Static).content_region.width != self._drawn_width
-        ):
+        width = self.query_one("#budget-table", Static).content_region.width
+        if width and (0 < width < WIDE_ROWS) != self._compact:
             self._draw()
+
+    def fit_height(self) -> None:
+        """Beside the other panes, as tall as its table (up to 40% of the column), so the totals are
+        in view: at 1.2fr they were scrolled off at 160x48 while the memory pane had rows to spare.
+        Alone (the folded layout, zoomed) or hidden, the stylesheet decides."""
+        side = self.parent
+        alone = self.is_attached and (self.screen.has_class("-narrow") or self.is_maximized)
+        if self.collapsed or alone or not isinstance(side, Widget) or side.size.height <= 0:
+            if self.styles.has_rule("height"):
+                self.styles.clear_rule("height")
+            return
+        wanted = 1 + len(self._table_lines)
+        height = max(4, min(wanted, int(side.size.height * 0.4)))
+        if self.styles.height is None or self.styles.height.value != height:
+            self.styles.height = height
+
+    def watch_collapsed(self, collapsed: bool) -> None:
+        super().watch_collapsed(collapsed)
+        self.fit_height()
 
     def on_mount(self) -> None:
         super().on_mount()

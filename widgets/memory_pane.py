@@ -124,6 +124,7 @@ class MemoryFiles(VerticalScroll):
     MemoryFiles > .-removed { color: $error; text-style: strike; }
     MemoryFiles > .-same { color: $text-muted; }
     MemoryFiles > .-note { color: $text-muted; text-style: italic; }
+    MemoryFiles > .memory-line.-note { height: auto; text-wrap: wrap; }  /* a sentence: never cut */
     MemoryFiles > .-outside { text-style: italic; }
     """
 

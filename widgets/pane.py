@@ -156,7 +156,7 @@ class PaneLog(OptionList):
     PaneLog {
         height: 1fr;
         border: none;
-        padding: 0;
+        padding: 0 0 0 1;  /* entries start in the column of the pane's other lines */
         background: $surface;
     }
     PaneLog:focus {

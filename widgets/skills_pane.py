@@ -212,9 +212,10 @@ class SkillsPane(Pane):
                     ("Tier 1 ", "bold"),
                     f"{format_tokens(view.index_tokens)} / {format_tokens(view.budget)} tokens ",
                     f"({share * 100:.0f}%)",
-                    ("  ○ indexed ● loaded ◐ files · enter opens", "dim"),
                 )
             )
+            # Its own line: beside the budget it wrapped in the middle ("· enter" / "opens").
+            lines.append(Content.styled("○ indexed ● loaded ◐ files · enter opens", "dim"))
         if view.cut:
             names = ", ".join(view.cut[:6]) + (f" +{len(view.cut) - 6}" if len(view.cut) > 6 else "")
             lines.append(Content.assemble(("budget cut ", "$warning"), f"{len(view.cut)}: {names}"))

@@ -79,7 +79,7 @@ class Transcript(HistoryWindow, VerticalScroll):
             "copy_block",
             "copy",
             id="copy_block",
-            tooltip="Copy the mouse selection, else the block or the last reply",
+            tooltip="Copy the selection, block or last reply",
         ),
         Binding("end,G", "follow", "follow", id="follow_output", tooltip="Jump to the newest output"),
     ]

@@ -284,7 +284,9 @@ def tool_line(
         parts.append(("  running…", "dim italic"))
     else:
         mark = ("  ✓", "$success") if done.ok else ("  ✗", "$error")
-        parts += [mark, (f" {format_duration(done.duration_s)}", "dim")]
+        parts.append(mark)
+        if done.duration_s > 0:  # a call read back from state.db has no duration: no made-up "0ms"
+            parts.append((f" {format_duration(done.duration_s)}", "dim"))
         if done.preview:
             parts += ["  ", (one_line(done.preview, limit), "dim")]
     return Content.assemble(*parts)

@@ -34,10 +34,32 @@ class KeysScreen(ModalScreen[None]):
                 "Keys  ·  rebind any of them by id under `keys:` in config.yaml  ·  esc closes",
                 id="keys-title",
             )
-            table: DataTable[str] = DataTable(id="keys-table", cursor_type="row", zebra_stripes=True)
-            table.add_columns("keys", "id", "what it does", "where")
-            for row in self.rows:
-                table.add_row(row.keys, row.binding_id, row.description, row.where)
-            yield table
+            yield DataTable(id="keys-table", cursor_type="row", zebra_stripes=True)
             commands = "   ".join(f"/{name}" for name, _ in self.commands)
             yield Static(f"Commands: {commands}", id="keys-commands")
+
+    def on_mount(self) -> None:
+        self._fill(self.size.width)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(lambda: self._fill(self.query_one("#keys-table").size.width))
+
+    def _fill(self, width: int) -> None:
+        """The descriptions wrap in what the keys, ids and places leave of the width: at 80 columns they
+        were cut ("Interrupt the running tur"), and the `where` column was off the edge at any width."""
+        table = self.query_one("#keys-table", DataTable)
+        if width <= 0 or width == getattr(self, "_filled_width", None):
+            return
+        self._filled_width = width
+        keys = max([len("keys"), *(len(r.keys) for r in self.rows)])
+        ids = max([len("id"), *(len(r.binding_id) for r in self.rows)])
+        wheres = max([len("where"), *(len(r.where) for r in self.rows)])
+        padding = 2 * table.cell_padding * 4 + 2  # each column's padding, and the scrollbar
+        described = max(16, width - keys - ids - wheres - padding)
+        table.clear(columns=True)
+        table.add_column("keys", width=keys)
+        table.add_column("id", width=ids)
+        table.add_column("what it does", width=described)
+        table.add_column("where", width=wheres)
+        for row in self.rows:
+            table.add_row(row.keys, row.binding_id, row.description, row.where, height=None)

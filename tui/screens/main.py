@@ -198,6 +198,14 @@ class MainScreen(Screen[None]):
 
     def on_resize(self) -> None:
         self._fit_side()
+        self.call_after_refresh(self.budget.fit_height)  # once the column has its new height
+
+    def watch_maximized(self, maximized: Widget | None) -> None:
+        """Zoomed, the budget fills the screen at once; back beside the others, its table's height."""
+        if maximized is self.budget:
+            self.budget.fit_height()
+        else:
+            self.call_after_refresh(self.budget.fit_height)
 
     def _fit_side(self) -> None:
         """The side column's share of a wide terminal; folded, the shown pane takes the width."""
@@ -418,10 +426,15 @@ class MainScreen(Screen[None]):
         self.skills.reset_session()
         self.status.update_state(compressions=0, cost_usd=None, working=False, note="")
         self._turn_session = ""
-        words = {"new": "New conversation", "resume": "Resuming", "model": "Switching the model"}
-        what = words.get(message.reason, message.reason)
-        target = f" {message.session_id}" if message.session_id else ""
-        await self.transcript.add_notice(f"{what}{target}…", "info", "↪")
+        if message.reason == "model":  # the transcript was just cleared: this notice is the one that stays
+            model = self.status.state.model or "another model"
+            goes_on = f"; session {message.session_id} goes on" if message.session_id else ""
+            text = f"Switching the model to {model}{goes_on}…"
+        else:
+            words = {"new": "New conversation", "resume": "Resuming"}
+            target = f" {message.session_id}" if message.session_id else ""
+            text = f"{words.get(message.reason, message.reason)}{target}…"
+        await self.transcript.add_notice(text, "info", "↪")
         self.app.refresh_panes()  # type: ignore[attr-defined]
         # A fresh conversation is for typing: the next letters go to the input, not to the pane that
         # had the focus (where `h` hid it and the message was lost).
@@ -437,6 +450,9 @@ class MainScreen(Screen[None]):
 
     @on(messages.TurnSubmitted)
     async def _turn_submitted(self, message: messages.TurnSubmitted) -> None:
+        pane = self.pane("transcript")
+        if pane.collapsed:  # hidden (h), the message and its reply would go on out of sight
+            pane.collapsed = False
         await self.transcript.add_user_message(message.text)
         self.status.update_state(working=True, note="")
         self._turn_note = ""
