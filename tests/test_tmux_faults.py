@@ -110,6 +110,18 @@ def test_an_unexpected_error_ends_hws_with_a_sentence_instead_of_hanging(tmp_pat
     assert "a bug in the transcript" in (home / "logs" / "errors.log").read_text(encoding="utf-8")
 
 
+def test_an_unexpected_error_in_the_demo_ends_it_with_a_sentence_instead_of_hanging(tmp_path: Path) -> None:
+    """`hws demo` runs the same workstation; after a bug it exited 0 under the traceback, with no word."""
+    wrapper = tmp_path / "crashing_hws.py"
+    wrapper.write_text(CRASHING_HWS, encoding="utf-8")
+    env = {"HOME": str(tmp_path), "TEXTUAL_ANIMATIONS": "none", "PYTHONPATH": str(Path.cwd())}
+    command = [sys.executable, str(wrapper), "demo", "--speed", "20"]
+    with TmuxSession.start(command, width=140, height=40, env=env, cwd=str(tmp_path)) as hws:
+        screen = hws.wait_for("[exited 1]", timeout=WAIT_S)
+        assert "RuntimeError: a bug in the transcript, injected by the test" in screen
+        assert "The demo stopped on an unexpected error (above)" in screen
+
+
 def test_sigterm_quits_like_ctrl_q_and_gives_the_terminal_back(tmp_path: Path) -> None:
     """`kill PID` killed hws mid-screen: the app stayed drawn under 'Terminated', the session unclosed."""
     import os

@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from engine import events
 from tui import messages
 from tui.app import HwsApp, display_path
+from tui.crash import crash_code, exit_after_crash
 
 if TYPE_CHECKING:
     from engine.config import Config
@@ -328,6 +329,11 @@ def launch_demo(argv: Sequence[str]) -> int:
         result = app.run()
     finally:
         workspace.remove()
+    code = crash_code(app)
+    if code is not None:
+        exit_after_crash(
+            code, "The demo stopped on an unexpected error (above); nothing of yours was touched."
+        )
     if workspace.temporary:
         print(f"The demo home {workspace.home.root} was removed; `hws demo --keep PATH` keeps one.")
     else:

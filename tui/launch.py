@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
+from tui.crash import crash_code, exit_after_crash
+
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
@@ -88,8 +90,7 @@ def launch(argv: Sequence[str]) -> int:
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
-    _exit_after_crash(code)
-    return code  # not reached
+    exit_after_crash(code)
 
 
 class WorkstationCrashed(Exception):
@@ -98,22 +99,6 @@ class WorkstationCrashed(Exception):
     def __init__(self, code: int) -> None:
         super().__init__(code)
         self.code = code
-
-
-def _exit_after_crash(code: int) -> None:
-    """Leave now: the session's database connection was never closed, and its thread (not a daemon)
-    kept the process waiting at exit for good under the traceback. What was committed is on disk."""
-    import logging
-
-    print(
-        "hws stopped on an unexpected error (above). Your conversation, memory and skills are saved as "
-        "they were; the details are in the home's logs/errors.log. Start hws again to go on.",
-        file=sys.stderr,
-    )
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
 
 
 def _run(home, config, args: argparse.Namespace, scripted: bool, temporary: bool) -> int:  # type: ignore[no-untyped-def]
@@ -158,12 +143,7 @@ def _run(home, config, args: argparse.Namespace, scripted: bool, temporary: bool
     finally:
         if server is not None:
             server.stop()
-    error = getattr(app, "_exception", None)  # Textual keeps the error that stopped the app here
-    if error is not None:
-        import logging
-
-        # Under the engine's logger, whose handlers write the home's logs (engine.logs.setup_logging).
-        log = logging.getLogger("engine.workstation")
-        log.error("the workstation stopped on an unexpected error", exc_info=error)
-        raise WorkstationCrashed(int(app.return_code or 1))
+    code = crash_code(app)
+    if code is not None:
+        raise WorkstationCrashed(code)
     return int(result or 0)
