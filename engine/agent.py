@@ -291,10 +291,11 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         state = _TurnState(text)
         interrupted = failed = False
         try:
-            await self._append("user", text)
-            self.history.append({"role": "user", "content": text})
-            if self.host is not None:
-                self.host.mirror("user", text)
+            if not self._unanswered(text):  # else the same question again (/retry after a failure)
+                await self._append("user", text)
+                self.history.append({"role": "user", "content": text})
+                if self.host is not None:
+                    self.host.mirror("user", text)
             layer = await self._provider_layer(text)
             await self._call_until_answered(state, layer)
         except asyncio.CancelledError:
@@ -326,6 +327,12 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
             self._start_review(due, state.tool_calls)
         if self.host is not None:
             self.host.after_turn(text)
+
+    def _unanswered(self, text: str) -> bool:
+        """`text` is the conversation's last message, left without an answer by a turn that failed: it
+        is asked again, not added twice (the model saw it twice in a row, and state.db kept both)."""
+        last = self.history[-1] if self.history else None
+        return isinstance(last, dict) and last.get("role") == "user" and last.get("content") == text
 
     async def _provider_layer(self, text: str) -> str | None:
         if self.host is None:

@@ -311,6 +311,40 @@ async def test_a_final_provider_error_is_an_error_event_and_the_transcript_stays
     ]
 
 
+async def test_asking_again_after_a_failed_turn_does_not_add_the_question_twice(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """/retry (or typing it again) after a turn that failed for good: the model saw the question twice
+    in a row, and state.db kept both copies."""
+    server = serve(
+        """
+        rules:
+          - {times: 4, fault: {kind: server_error, message: "down for a moment"}}
+          - reply: {text: "Back: the kiln is at cone six."}
+        """
+    )
+    rig = make_rig(server, hermes_home, tmp_path)
+    try:
+        failed = await rig.turn("how is the kiln?")
+        answered = await rig.turn("how is the kiln?")
+        again = await rig.turn("how is the kiln?")  # answered now: a new question, even if the same words
+        sid = rig.agent.session_id
+    finally:
+        await rig.agent.close()
+        server.stop()
+    assert of_type(failed, ErrorEvent) and not of_type(answered, ErrorEvent)
+    sent = server.chat_requests[4].body["messages"]
+    assert [m["content"] for m in sent if m["role"] == "user"] == ["how is the kiln?"]
+    assert not of_type(again, ErrorEvent)
+    messages = await stored_messages(rig.home, sid)
+    assert [(m.role, m.text) for m in messages] == [
+        ("user", "how is the kiln?"),
+        ("assistant", "Back: the kiln is at cone six."),
+        ("user", "how is the kiln?"),
+        ("assistant", "Back: the kiln is at cone six."),
+    ]
+
+
 async def test_broken_tool_json_gets_an_error_result_the_model_can_fix(
     hermes_home: Path, tmp_path: Path
 ) -> None:
