@@ -21,6 +21,7 @@ import asyncio
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -79,6 +80,26 @@ def _default_settings() -> Mapping[str, Any]:
     return {name: setting.default for name, setting in SCHEMA["sessions"].items()}
 
 
+# Stores of this process open on each database file. Closing *any* descriptor of a file drops every
+# POSIX lock this process holds on it, SQLite's included (sqlite.org/howtocorrupt.html, 2.2): reading
+# the header with open()/close() while a store was open let another program's closing connection take
+# itself for the last one, checkpoint and delete the -wal and -shm under ours, which then read garbage
+# ("could not convert string to float: 'user'", "database disk image is malformed" on resume). The
+# header is checked by the first store of the process only; SQLite guards the file from then on.
+_OPEN_HERE: dict[str, int] = {}
+_OPEN_HERE_LOCK = threading.Lock()
+
+
+def _opened_here(key: str, change: int = 0) -> int:
+    with _OPEN_HERE_LOCK:
+        count = _OPEN_HERE.get(key, 0) + change
+        if count > 0:
+            _OPEN_HERE[key] = count
+        else:
+            _OPEN_HERE.pop(key, None)
+        return count
+
+
 class SessionStore(LineageMixin):
     """Sessions, their messages, counters and lineage (see `lineage.py`), and search over them."""
 
@@ -101,6 +122,7 @@ class SessionStore(LineageMixin):
         # One statement (or transaction) at a time from this store's coroutines, so a write never
         # lands inside another's BEGIN ... COMMIT.
         self._lock = asyncio.Lock()
+        self._registered = ""  # the key of _OPEN_HERE this store counts under, until it closes
         self._session_select = self._select_list("sessions", SESSION_FIELDS)
         self._message_select = self._select_list("messages", MESSAGE_FIELDS)
         self.searcher = Searcher(
@@ -134,8 +156,10 @@ class SessionStore(LineageMixin):
         exists = path.exists() and path.stat().st_size > 0
         if read_only and not exists:
             raise StoreError(f"There is no session database at {path} yet.")
+        key = os.path.realpath(path)
         if exists:
-            opening.check_header(path)
+            if not _opened_here(key):
+                opening.check_header(path)
             info = await cls._probe(path, settings)
         else:
             info = SchemaInfo(version=None, fresh=True)
@@ -174,7 +198,10 @@ class SessionStore(LineageMixin):
         except BaseException:
             await conn.close()
             raise
-        return cls(conn, path, info, settings, redactor)
+        store = cls(conn, path, info, settings, redactor)
+        store._registered = key
+        _opened_here(key, +1)
+        return store
 
     @staticmethod
     async def _probe(path: Path, settings: Mapping[str, Any]) -> SchemaInfo:
@@ -198,6 +225,9 @@ class SessionStore(LineageMixin):
             except sqlite3.Error:
                 pass
             await self._conn.close()
+            if self._registered:
+                _opened_here(self._registered, -1)
+                self._registered = ""
             budget_s = float(self.settings["index_upkeep_ms"]) / 1000
             if budget_s > 0 and not self.read_only and self._ours_usable():
                 self.last_upkeep = await asyncio.to_thread(self._tidy, budget_s)
