@@ -261,3 +261,50 @@ async def test_model_switch_says_which_model_and_that_the_session_goes_on(script
         notices = [b.text for b in app.main_screen.transcript.query(NoticeBlock)]
         assert f"Switching the model to other-model; session {session} goes on…" in notices, notices
         assert app.main_screen.status.state.model == "other-model"
+
+
+async def test_another_program_reading_state_db_leaves_the_history_readable(scripted: Any) -> None:
+    """`hws sessions list`, sqlite3 or Hermes reading state.db while the workstation ran: its
+    connection, closing, took itself for the last one (our header check's open()/close() had dropped
+    this process's locks), checkpointed and deleted the -wal and -shm under our connections; resuming
+    then said 'Could not read state.db: could not convert string to float: 'user'' (or 'malformed')."""
+    import subprocess
+    import sys
+
+    from widgets.transcript_blocks import NoticeBlock
+
+    app = make_scripted_app(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
+        await settle(pilot, app)
+        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        await say(pilot, app, "hello there")
+        await turn_done(pilot, app, seen, 1)
+        first = app.session_id
+        mark = len(seen)
+        await say(pilot, app, "/new")
+        assert await pause_until(
+            pilot, lambda: any(isinstance(m, messages.AgentReady) for m in seen[mark:]), rounds=600
+        )
+        await say(pilot, app, "something else")
+        await turn_done(pilot, app, seen, 2)
+        reader = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('SELECT id FROM sessions')"
+        subprocess.run([sys.executable, "-c", reader, str(app.home.state_db)], check=True, timeout=30)
+        assert Path(f"{app.home.state_db}-wal").exists(), "the other program did not take itself for the last"
+        await say(pilot, app, "and more")
+        await turn_done(pilot, app, seen, 3)
+        await pilot.press("ctrl+r")
+        assert await pause_until(pilot, lambda: len(getattr(app.screen, "rows", ())) == 2, 400)
+        await pilot.press("down", "down")  # into the list, then the older conversation
+        assert app.screen.highlighted_row().session_id == first
+        mark = len(seen)
+        await pilot.press("r")
+        assert await pause_until(
+            pilot, lambda: any(isinstance(m, messages.SessionOpened) and m.resumed for m in seen[mark:]), 600
+        )
+        await app.workers.wait_for_complete()
+        for _ in range(5):
+            await pilot.pause()
+        notices = [b.text for b in app.main_screen.transcript.query(NoticeBlock)]
+        assert not any("Could not read" in n for n in notices), notices
+        assert "hello there" in [b.text for b in app.main_screen.transcript.query("UserBlock, StoredTurn")]
