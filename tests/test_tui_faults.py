@@ -17,7 +17,13 @@ from typing import Any
 import pytest
 from textual.message import Message
 
-from tests.tui_support import make_scripted_app, pause_until, say, scripted_model, settle, turn_done
+from tests.tui_support import (
+    agent_started,
+    make_scripted_app,
+    say,
+    scripted_model,
+    turn_done,
+)
 from tui import messages
 from tui.app import HwsApp
 from widgets.transcript_blocks import NoticeBlock
@@ -86,8 +92,7 @@ async def test_a_cut_stream_that_is_retried_shows_its_reply_once(scripted: Any) 
     app = make_scripted_app(scripted, FAST_RETRIES)
     seen: list[Message] = []
     async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
-        await settle(pilot, app)
-        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        await agent_started(pilot, app)
         await say(pilot, app, "glaze report")
         await turn_done(pilot, app, seen, 1)
         text = shown_text(app)
@@ -112,8 +117,7 @@ async def test_a_rate_limit_retried_leaves_no_warning_and_a_dead_endpoint_is_not
     app = make_scripted_app(scripted, FAST_RETRIES)
     seen: list[Message] = []
     async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
-        await settle(pilot, app)
-        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        await agent_started(pilot, app)
         status = app.main_screen.status
 
         await say(pilot, app, "busy day")
@@ -139,8 +143,7 @@ async def test_an_empty_reply_is_said_to_be_empty(scripted: Any) -> None:
     app = make_scripted_app(scripted, FAST_RETRIES)
     seen: list[Message] = []
     async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
-        await settle(pilot, app)
-        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        await agent_started(pilot, app)
         await say(pilot, app, "nothing please")
         await turn_done(pilot, app, seen, 1)
         assert any("reply was empty" in n for n in notices(app)), notices(app)
@@ -166,8 +169,7 @@ async def test_state_db_locked_by_another_program_stops_the_turn_with_a_sentence
     app = make_scripted_app(scripted, FAST_RETRIES)
     seen: list[Message] = []
     async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
-        await settle(pilot, app)
-        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        await agent_started(pilot, app)
         await say(pilot, app, "first")
         await turn_done(pilot, app, seen, 1)
 

@@ -14,7 +14,15 @@ from typing import Any
 import pytest
 from textual.message import Message
 
-from tests.tui_support import make_scripted_app, pause_until, say, scripted_model, settle, turn_done
+from tests.tui_support import (
+    agent_ready_since,
+    agent_started,
+    make_scripted_app,
+    pause_until,
+    say,
+    scripted_model,
+    turn_done,
+)
 from tui import messages
 from tui.app import HwsApp
 
@@ -90,8 +98,7 @@ async def test_a_whole_session_through_the_scripted_model(scripted: Any) -> None
     app = make_app_on(scripted)
     seen: list[Message] = []
     async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
-        await settle(pilot, app)
-        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        await agent_started(pilot, app)
         main = app.main_screen
 
         # Type; the reply streams (many deltas), reasoning first.
@@ -178,9 +185,7 @@ async def test_a_whole_session_through_the_scripted_model(scripted: Any) -> None
         # /new ends this session; the sessions screen finds it again and resumes it.
         mark = len(seen)
         await say(pilot, app, "/new")
-        assert await pause_until(
-            pilot, lambda: any(isinstance(m, messages.AgentReady) for m in seen[mark:]), rounds=600
-        )
+        await agent_ready_since(pilot, seen, mark)
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.session_id not in ours
@@ -217,8 +222,7 @@ async def test_compress_with_nothing_to_compress_is_not_counted_as_a_compression
     app = make_app_on(scripted)
     seen: list[Message] = []
     async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
-        await settle(pilot, app)
-        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        await agent_started(pilot, app)
         main = app.main_screen
         await say(pilot, app, "hello there")
         await turn_done(pilot, app, seen, 1)
@@ -246,16 +250,13 @@ async def test_model_switch_says_which_model_and_that_the_session_goes_on(script
     app = make_app_on(scripted)
     seen: list[Message] = []
     async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
-        await settle(pilot, app)
-        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        await agent_started(pilot, app)
         await say(pilot, app, "hello there")
         await turn_done(pilot, app, seen, 1)
         session = app.session_id
         mark = len(seen)
         await say(pilot, app, "/model other-model")
-        assert await pause_until(
-            pilot, lambda: any(isinstance(m, messages.AgentReady) for m in seen[mark:]), rounds=600
-        )
+        await agent_ready_since(pilot, seen, mark)
         await app.workers.wait_for_complete()
         await pilot.pause()
         notices = [b.text for b in app.main_screen.transcript.query(NoticeBlock)]
@@ -276,16 +277,13 @@ async def test_another_program_reading_state_db_leaves_the_history_readable(scri
     app = make_scripted_app(scripted)
     seen: list[Message] = []
     async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
-        await settle(pilot, app)
-        assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+        await agent_started(pilot, app)
         await say(pilot, app, "hello there")
         await turn_done(pilot, app, seen, 1)
         first = app.session_id
         mark = len(seen)
         await say(pilot, app, "/new")
-        assert await pause_until(
-            pilot, lambda: any(isinstance(m, messages.AgentReady) for m in seen[mark:]), rounds=600
-        )
+        await agent_ready_since(pilot, seen, mark)
         await say(pilot, app, "something else")
         await turn_done(pilot, app, seen, 2)
         reader = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('SELECT id FROM sessions')"

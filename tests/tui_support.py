@@ -224,3 +224,18 @@ async def turn_done(pilot: Any, app: HwsApp, seen: list[Any], count: int) -> Non
     ), [type(m).__name__ for m in seen][-20:]
     await app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def agent_started(pilot: Any, app: HwsApp) -> None:
+    """The app settled after its start, with its agent built (on the scripted model: a thread's work)."""
+    await settle(pilot, app)
+    assert await pause_until(pilot, lambda: app.agent is not None, rounds=400)
+
+
+async def agent_ready_since(pilot: Any, seen: list[Any], mark: int) -> None:
+    """Wait for an `AgentReady` among the Messages `seen` after `mark` (a new session, resume, /model)."""
+    from tui import messages
+
+    assert await pause_until(
+        pilot, lambda: any(isinstance(m, messages.AgentReady) for m in seen[mark:]), rounds=600
+    )
