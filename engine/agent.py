@@ -322,7 +322,8 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         due = self.nudges.end_turn(completed)
         for nudge in due:
             self._put(NudgeFired(self.session_id, nudge.kind, nudge.reason))
-        self._put(TurnFinished(self.session_id, state.final_text, interrupted, state.tool_calls))
+        empty = completed and not state.final_text.strip() and not state.tool_calls
+        self._put(TurnFinished(self.session_id, state.final_text, interrupted, state.tool_calls, empty))
         if due and bool(self.config.review.enabled):
             self._start_review(due, state.tool_calls)
         if self.host is not None:

@@ -132,6 +132,7 @@ class TurnFinished(Event):
     text: str
     interrupted: bool = False
     tool_calls: int = 0
+    empty: bool = False  # the model answered, with nothing: no words and no tool call
 
 
 @dataclass(frozen=True)

@@ -195,7 +195,6 @@ class TextPrinter:
         self.text_open = False  # stdout has text without a final newline
         self.hold = (not sys.stdout.isatty()) if hold is None else hold
         self.pending: list[str] = []
-        self.output = False  # the turn showed words or a tool call (an empty reply is said to be empty)
 
     def note(self, line: str) -> None:
         if self.text_open:
@@ -217,7 +216,6 @@ class TextPrinter:
         kind = event.kind
         data = event.__dict__
         if kind == "text_delta":
-            self.output = self.output or bool(data["text"].strip())
             if self.hold:
                 self.pending.append(data["text"])
             else:
@@ -231,7 +229,6 @@ class TextPrinter:
         elif kind in ("tool_called", "usage", "turn_finished", "error_event"):
             self._release()
         if kind == "tool_called":
-            self.output = True
             if self.text_open:  # the model's words before its tool calls end their line
                 sys.stdout.write("\n")
                 sys.stdout.flush()
@@ -263,7 +260,7 @@ class TextPrinter:
                 self.text_open = False
             if data["interrupted"]:
                 self.note("interrupted; what was said is kept")
-            elif not (self.output or self.failed or data["text"].strip()):
+            elif data["empty"]:
                 self.note("note: the model's reply was empty; run it again, or rephrase")
 
     def finish(self, session_id: str) -> None:

@@ -39,9 +39,3 @@ def release(key: str) -> None:
             _holders[key] = left
         else:
             _holders.pop(key, None)
-
-
-def held(path: Path) -> int:
-    """How many stores of this process have `path` open."""
-    with _guard:
-        return _holders.get(os.path.realpath(path), 0)

@@ -145,7 +145,6 @@ class MainScreen(Screen[None]):
         self._turn_session = ""
         self._turn_note = ""  # the status note a running turn set (a retry), cleared when it succeeds
         self._turn_failed = False
-        self._turn_output = False  # the turn showed words, a tool call or a question
         self._layer_notes_said: set[str] = set()
         self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.fold_below_columns, "-wide")]
 
@@ -456,7 +455,7 @@ class MainScreen(Screen[None]):
         await self.transcript.add_user_message(message.text)
         self.status.update_state(working=True, note="")
         self._turn_note = ""
-        self._turn_failed = self._turn_output = False
+        self._turn_failed = False
 
     @on(messages.Notice)
     async def _notice(self, message: messages.Notice) -> None:
@@ -470,7 +469,6 @@ class MainScreen(Screen[None]):
 
     @on(messages.TextDelta)
     async def _text(self, message: messages.TextDelta) -> None:
-        self._turn_output = True
         await self.transcript.append_reply(message.event.text)
 
     @on(messages.ReasoningDelta)
@@ -479,7 +477,6 @@ class MainScreen(Screen[None]):
 
     @on(messages.ToolCalled)
     async def _tool_called(self, message: messages.ToolCalled) -> None:
-        self._turn_output = True
         await self.transcript.tool_called(message.event)
 
     @on(messages.ToolFinished)
@@ -554,7 +551,7 @@ class MainScreen(Screen[None]):
         block = transcript.turn_user
         await transcript.finish_turn(message.event)
         event = message.event
-        if not (event.text.strip() or self._turn_output or event.interrupted or self._turn_failed):
+        if event.empty:
             await transcript.add_notice(
                 "The model's reply was empty: nothing to show. Send again, or rephrase.", "warning", "∅"
             )
