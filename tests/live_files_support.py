@@ -73,3 +73,12 @@ class SessionAgent(ScriptedAgent):
 
     async def new_session(self) -> None:
         self.new_sessions += 1
+
+
+def make_skill(root: Path, name: str = "deploy-static", category: str = "ops") -> Path:
+    """A skill (SKILL.md in the Hermes layout) under the home at `root`; its SKILL.md's path."""
+    folder = root / "skills" / category / name
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "SKILL.md"
+    path.write_text(SKILL.replace("deploy-static", name), encoding="utf-8")
+    return path

@@ -16,7 +16,7 @@ from engine.memory import MemoryStore
 from engine.memory_format import DELIMITER
 from engine.skills.library import SkillLibrary
 from engine.skills.manage import SkillManager
-from tests.live_files_support import SKILL, wait_for, watching
+from tests.live_files_support import SKILL, make_skill, wait_for, watching
 from tests.tui_support import MODEL_CONFIG, make_app
 from tui.screens.conflict import ConflictScreen
 from tui.watcher import HomeChanged
@@ -29,14 +29,6 @@ AGENTS = "Deploys on Fridays"
 
 def note_of(editor: Any) -> str:
     return str(editor.query_one(".file-note").content)
-
-
-def make_skill(root: Path) -> Path:
-    folder = root / "skills" / "ops" / "deploy-static"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "SKILL.md"
-    path.write_text(SKILL, encoding="utf-8")
-    return path
 
 
 async def open_in_right(pilot: Any, name: str) -> Any:

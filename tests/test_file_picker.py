@@ -7,15 +7,9 @@ from typing import Any
 from textual import events as textual_events
 from textual.widgets import OptionList
 
-from tests.live_files_support import SKILL, wait_for
+from tests.live_files_support import SKILL, make_skill, wait_for
 from tests.tui_support import MODEL_CONFIG, make_app
 from tui.screens.file_picker import FilePickerScreen
-
-
-def make_skill(app: Any) -> None:
-    folder = app.home.root / "skills" / "ops" / "deploy-static"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(SKILL, encoding="utf-8")
 
 
 async def open_picker(pilot: Any) -> tuple[Any, FilePickerScreen]:
@@ -39,7 +33,7 @@ def listed(picker: FilePickerScreen) -> list[str]:
 
 async def test_the_picker_filters_as_you_type_and_opens_in_the_pane_that_asked() -> None:
     app = make_app(MODEL_CONFIG)
-    make_skill(app)
+    make_skill(app.home.root)
     async with app.run_test(size=(140, 40)) as pilot:
         editor_screen, picker = await open_picker(pilot)
         everything = listed(picker)

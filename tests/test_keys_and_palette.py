@@ -161,7 +161,7 @@ async def test_ctrl_r_opens_and_closes_the_sessions_screen() -> None:
 async def test_the_keys_screen_at_80x24_shows_whole_descriptions_and_where_each_key_works() -> None:
     """At 80 columns the descriptions were cut ("Interrupt the running tur"), and the `where` column
     was past the right edge at any width."""
-    from tests.test_stored_turns import screen_cells
+    from tests.tui_support import screen_cells
 
     app = make_app(MODEL_CONFIG)
     async with app.run_test(size=(80, 24)) as pilot:

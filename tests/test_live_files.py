@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from engine.journal import Journal
@@ -10,6 +9,7 @@ from engine.skills.history import SkillHistory
 from tests.live_files_support import (
     SKILL,
     SessionAgent,
+    make_skill,
     replace_atomically,
     wait_for,
     watching,
@@ -17,14 +17,6 @@ from tests.live_files_support import (
 )
 from tests.tui_support import MODEL_CONFIG, make_app
 from tui.watcher import HomeChanged
-
-
-def make_skill(root: Path, name: str = "deploy-static", category: str = "ops") -> Path:
-    folder = root / "skills" / category / name
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "SKILL.md"
-    path.write_text(SKILL.replace("deploy-static", name), encoding="utf-8")
-    return path
 
 
 def memory_lines(memory: Any) -> list[str]:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rich.style import Style
-
 from engine.home import Home
 from tests.tui_support import (
     FIXED_WALL_TIME,
@@ -15,6 +13,7 @@ from tests.tui_support import (
     make_home,
     open_stored_view,
     pause_until,
+    screen_cells,
 )
 from widgets.stored_turn import StoredTurn
 from widgets.transcript_blocks import FrozenReply, ToolBlock, UserBlock
@@ -56,22 +55,6 @@ async def session_with_tools(home: Home) -> str:
         return session.id
     finally:
         await store.close()
-
-
-def plain(char: str, style: Any) -> Any:
-    """What a person sees of a cell: no selection offsets, and no ink colour on a blank."""
-    if style is None:
-        return None
-    style = style.clear_meta_and_links()
-    return Style(bgcolor=style.bgcolor) if char == " " and not style.underline else style
-
-
-def screen_cells(app: Any) -> list[list[tuple[str, Any]]]:
-    """Every line of the screen as (text, style) runs, one character each, so splits do not matter."""
-    lines = []
-    for strip in app.screen._compositor.render_strips():
-        lines.append([(char, plain(char, segment.style)) for segment in strip for char in segment.text])
-    return lines
 
 
 async def open_view(pilot: Any, app: Any, session_id: str) -> Any:

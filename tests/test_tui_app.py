@@ -163,7 +163,7 @@ async def test_folded_tabs_repeat_each_panes_number_and_a_click_shows_the_pane()
 
 async def test_enter_on_the_skills_pane_opens_the_first_skill_without_an_arrow_key_first() -> None:
     """F4 then enter: the list had no highlight when it took the focus, so enter did nothing."""
-    from tests.test_live_files import make_skill
+    from tests.live_files_support import make_skill
     from tui.screens.text_view import TextScreen
 
     app = make_app(MODEL_CONFIG)
@@ -198,8 +198,7 @@ async def test_u_in_the_journal_undoes_the_newest_write_without_an_arrow_key_fir
 async def test_ctrl_e_on_a_skill_being_read_edits_that_skill_beside_soul() -> None:
     """The skill view says the editor edits files; ctrl+e opened SOUL.md and MEMORY.md instead of the
     skill in view. Again later (the editor kept, its left pane edited) it goes to the free pane."""
-    from tests.live_files_support import wait_for
-    from tests.test_live_files import make_skill
+    from tests.live_files_support import make_skill, wait_for
     from tui.screens.editor import EditorScreen
     from tui.screens.text_view import TextScreen
 
@@ -292,7 +291,7 @@ async def test_the_budget_table_is_in_view_whole_beside_the_other_panes(size: tu
 
 async def test_the_memory_panes_notes_wrap_instead_of_being_cut() -> None:
     """ "No session yet: the model will see these files as they are a…" even at 160x48."""
-    from tests.test_stored_turns import screen_cells
+    from tests.tui_support import screen_cells
 
     app = make_app(MODEL_CONFIG)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -321,7 +320,7 @@ async def test_z_zooms_the_budget_pane_to_the_whole_screen_and_back() -> None:
 async def test_the_editor_hints_are_whole_at_80_columns() -> None:
     """The header line was cut at "ctrl+t beside the", so "esc back" was not on the screen."""
     from tests.live_files_support import wait_for
-    from tests.test_stored_turns import screen_cells
+    from tests.tui_support import screen_cells
     from tui.screens.editor import HINTS, EditorScreen
 
     app = make_app(MODEL_CONFIG)
@@ -336,8 +335,8 @@ async def test_the_editor_hints_are_whole_at_80_columns() -> None:
 
 async def test_the_skills_legend_is_one_unbroken_line_beside_the_other_panes() -> None:
     """At 160x48 the legend wrapped in the middle: "… ◐ files · enter" then "opens" alone."""
-    from tests.test_live_files import make_skill
-    from tests.test_stored_turns import screen_cells
+    from tests.live_files_support import make_skill
+    from tests.tui_support import screen_cells
 
     app = make_app(MODEL_CONFIG)
     make_skill(app.home.root)
@@ -351,8 +350,8 @@ async def test_the_skills_legend_is_one_unbroken_line_beside_the_other_panes() -
 async def test_pane_entries_start_in_the_column_of_the_panes_other_lines() -> None:
     """The journal and the skills list started one column left of every other line of their pane."""
     from engine.memory import Memory
-    from tests.test_live_files import make_skill
-    from tests.test_stored_turns import screen_cells
+    from tests.live_files_support import make_skill
+    from tests.tui_support import screen_cells
 
     app = make_app(MODEL_CONFIG)
     make_skill(app.home.root)
@@ -378,7 +377,7 @@ async def test_no_budget_line_is_cut_at_120_columns() -> None:
     from textual.widgets import Static
 
     from engine.memory import Memory
-    from tests.test_live_files import make_skill
+    from tests.live_files_support import make_skill
 
     agent = ScriptedAgent(
         [[events.Usage(SESSION, 39_800, 412, 31_000, 0.012), events.TurnFinished(SESSION, "")]]

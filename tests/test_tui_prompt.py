@@ -290,7 +290,7 @@ async def test_a_new_conversation_gives_the_input_the_focus() -> None:
 
 async def test_the_prompt_placeholder_is_whole_at_80_columns() -> None:
     """It read "… shift+enter or ctrl+j: new line · / for" at 80x24, with or without a model."""
-    from tests.test_stored_turns import screen_cells
+    from tests.tui_support import screen_cells
     from tui.app import NO_MODEL_PLACEHOLDER, PROMPT_PLACEHOLDER
 
     for config, placeholder in (("", NO_MODEL_PLACEHOLDER), (MODEL_CONFIG, PROMPT_PLACEHOLDER)):

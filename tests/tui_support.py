@@ -14,6 +14,8 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from rich.style import Style as RichStyle
+
 from engine import events
 from engine.config import load_config
 from engine.home import Home
@@ -239,3 +241,19 @@ async def agent_ready_since(pilot: Any, seen: list[Any], mark: int) -> None:
     assert await pause_until(
         pilot, lambda: any(isinstance(m, messages.AgentReady) for m in seen[mark:]), rounds=600
     )
+
+
+def plain(char: str, style: Any) -> Any:
+    """What a person sees of a cell: no selection offsets, and no ink colour on a blank."""
+    if style is None:
+        return None
+    style = style.clear_meta_and_links()
+    return RichStyle(bgcolor=style.bgcolor) if char == " " and not style.underline else style
+
+
+def screen_cells(app: Any) -> list[list[tuple[str, Any]]]:
+    """Every line of the screen as (text, style) runs, one character each, so splits do not matter."""
+    lines = []
+    for strip in app.screen._compositor.render_strips():
+        lines.append([(char, plain(char, segment.style)) for segment in strip for char in segment.text])
+    return lines
