@@ -63,12 +63,31 @@ class ToolFinished(Event):
 
 @dataclass(frozen=True)
 class ApprovalNeeded(Event):
-    """A destructive action waits for the user; the UI answers through the request's id."""
+    """A destructive action waits for the user; the UI answers through the request's id.
+
+    `rule` names the rule that asked; `scope` says in words what "approve for this session" would
+    cover; `allow_session` False means that answer is not offered (it would act as "once");
+    `detail` is more to show before answering (the diff a protected file would take).
+    """
 
     request_id: str
     tool: str
     command: str
     reason: str
+    rule: str = ""
+    scope: str = ""
+    allow_session: bool = True
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class ApprovedBySession(Event):
+    """A call ran without asking because an earlier "approve for this session" covers it."""
+
+    tool: str
+    command: str
+    rule: str
+    scope: str
 
 
 @dataclass(frozen=True)

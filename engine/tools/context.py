@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.config import Config
-from engine.events import ApprovalNeeded, Event
+from engine.events import ApprovalNeeded, ApprovedBySession, Event
 from engine.home import Home
 
 
@@ -32,6 +32,10 @@ class ApprovalRequest:
     command: str
     reason: str
     grants: tuple[str, ...] = ()
+    rule: str = ""
+    scope: str = ""
+    allow_session: bool = True
+    detail: str = ""
 
 
 @dataclass
@@ -100,20 +104,48 @@ class ToolContext:
         if inspect.isawaitable(result):
             await result
 
-    async def ask(self, tool: str, command: str, reason: str, grants: Iterable[str] = ()) -> Decision:
-        """Ask the user to allow a destructive action, unless yolo is on or the session already allows it."""
+    async def ask(
+        self,
+        tool: str,
+        command: str,
+        reason: str,
+        grants: Iterable[str] = (),
+        *,
+        rule: str = "",
+        scope: str = "",
+        allow_session: bool = True,
+        always_ask: bool = False,
+        detail: str = "",
+    ) -> Decision:
+        """Ask the user to allow an action, unless yolo is on or the session already allows it.
+
+        `allow_session=False` never offers nor keeps a session-wide approval (an answer of "session"
+        counts once); `always_ask=True` asks even under yolo. A call a session approval covers is
+        announced with `ApprovedBySession`, so the UI and the record can say why it ran unasked.
+        """
         grants = tuple(grants)
-        if self.yolo:
+        if self.yolo and not always_ask:
             return Decision.ONCE
-        if grants and all(g in self.state.approvals for g in grants):
+        if allow_session and grants and all(g in self.state.approvals for g in grants):
+            await self.send(
+                ApprovedBySession(self.session_id, tool, command, rule, scope or ", ".join(grants))
+            )
             return Decision.SESSION
-        request = ApprovalRequest(uuid.uuid4().hex[:12], tool, command, reason, grants)
-        await self.send(ApprovalNeeded(self.session_id, request.request_id, tool, command, reason))
+        request = ApprovalRequest(
+            uuid.uuid4().hex[:12], tool, command, reason, grants, rule, scope, allow_session, detail
+        )
+        await self.send(
+            ApprovalNeeded(
+                self.session_id, request.request_id, tool, command, reason, rule, scope, allow_session, detail
+            )
+        )
         answer = await self.approve(request)
         try:
             decision = Decision(answer)
         except ValueError:
             decision = Decision.DENY  # an answer we do not understand must never allow anything
         if decision is Decision.SESSION:
+            if not allow_session:
+                return Decision.ONCE
             self.state.approvals.update(grants)
         return decision
