@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine.events import ApprovalNeeded
-from engine.tools.danger import find_dangers
+from engine.tools.danger import find_dangers, is_read_only
 from tests.tool_helpers import Bench, make_bench, with_settings
 
 
@@ -262,3 +262,25 @@ def test_destructive_commands_are_recognised(command: str, categories: list[str]
 )
 def test_ordinary_commands_are_left_alone(command: str, tmp_path: Path) -> None:
     assert find_dangers(command, tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "read_only"),
+    [
+        ("ls -la", True),
+        ("cat notes.txt | grep todo | wc -l", True),
+        ("git status && git log --oneline -5", True),
+        ("cat missing 2>/dev/null", True),
+        ("ls > listing.txt", False),
+        ("echo $HOME", False),
+        ("X=rm; $X -rf build", False),
+        ("git push", False),
+        ("git diff --output=patch.txt", False),
+        ("sort -o notes.txt notes.txt", False),
+        ("env X=1 rm -rf build", False),
+        ("python3 -c 'print(1)'", False),
+        ("cat <<EOF\nhi\nEOF", False),
+    ],
+)
+def test_only_commands_that_provably_just_read_count_as_read_only(command: str, read_only: bool) -> None:
+    assert is_read_only(command, Path(".")) is read_only

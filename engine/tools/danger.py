@@ -278,3 +278,83 @@ def _is_existing_file(target: str, cwd: Path) -> bool:
         return path.is_file() and path.stat().st_size > 0
     except OSError:
         return False
+
+
+# Programs that only read (files, the system's state) and print, whatever flags they are given.
+_READ_ONLY_PROGRAMS = frozenset(
+    [
+        "ls",
+        "cat",
+        "head",
+        "tail",
+        "wc",
+        "grep",
+        "egrep",
+        "fgrep",
+        "pwd",
+        "echo",
+        "printf",
+        "true",
+        "false",
+        "whoami",
+        "id",
+        "uname",
+        "stat",
+        "du",
+        "df",
+        "which",
+        "type",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "sort",
+        "cut",
+        "tr",
+        "diff",
+        "cmp",
+        "column",
+        "nl",
+        "od",
+        "hexdump",
+        "sha256sum",
+        "sha1sum",
+        "md5sum",
+        "env",
+        "printenv",
+        "test",
+        "[",
+    ]
+)
+_GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "blame", "rev-parse", "ls-files", "describe"})
+_UNPROVABLE = ("$", "`", "<(", ">(", "\\")
+
+
+def is_read_only(command: str, cwd: Path) -> bool:
+    """True only when every command that would run provably just reads and prints.
+
+    Anything this cannot prove (an expansion, a redirection into a file, a program not known to be
+    read-only, `sort -o`, `env` running another program) is not read-only: the caller asks.
+    """
+    if any(mark in command for mark in _UNPROVABLE):
+        return False
+    tokens = _tokenize(command)
+    if not tokens:
+        return False
+    for words, redirects in _simple_commands(tokens):
+        if any(op not in ("<",) and target not in ("/dev/null", "&1", "&2") for op, target in redirects):
+            return False
+        if not words:
+            return False
+        name, args = words[0], words[1:]
+        if name == "git":
+            if not args or args[0] not in _GIT_READ_ONLY or any(a.startswith("--output") for a in args):
+                return False
+            continue
+        if name not in _READ_ONLY_PROGRAMS:
+            return False
+        if name in ("env", "printenv") and any("=" in a or not a.startswith("-") for a in args):
+            return False  # `env X=1 prog` runs prog; printenv NAME is fine but rare: ask
+        if name == "sort" and any(a.startswith(("-o", "--output")) for a in args):
+            return False
+    return True
