@@ -478,7 +478,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
 
         async def run_one(call: ToolCall) -> None:
             assert self.ctx is not None
-            outcome = await self.registry.dispatch(call.name, call.arguments, self.ctx)
+            outcome = await self.registry.dispatch(call.name, call.arguments, self.ctx, call.id)
             state.results[call.id] = tool_entry(call.id, outcome.content)
             state.tool_calls += 1
             self.nudges.observe(call.name, outcome.arguments, outcome.ok)

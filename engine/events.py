@@ -78,6 +78,7 @@ class ApprovalNeeded(Event):
     scope: str = ""
     allow_session: bool = True
     detail: str = ""
+    call_id: str = ""  # the tool call that asked (empty outside a model's tool call)
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,7 @@ class ApprovedBySession(Event):
     command: str
     rule: str
     scope: str
+    call_id: str = ""
 
 
 @dataclass(frozen=True)

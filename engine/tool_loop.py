@@ -112,7 +112,7 @@ async def run_tool_calls(
     calls: tuple[ToolCall, ...] | list[ToolCall], registry: ToolRegistry, ctx: ToolContext
 ) -> list[ToolRun]:
     """Run the calls of one reply concurrently; the runs come back in call order."""
-    outcomes = await asyncio.gather(*(registry.dispatch(c.name, c.arguments, ctx) for c in calls))
+    outcomes = await asyncio.gather(*(registry.dispatch(c.name, c.arguments, ctx, c.id) for c in calls))
     return [ToolRun(c.id, c.name, c.arguments, o) for c, o in zip(calls, outcomes, strict=True)]
 
 

@@ -157,10 +157,24 @@ CREATE INDEX IF NOT EXISTS idx_session_model_usage_model ON session_model_usage(
 CREATE UNIQUE INDEX IF NOT EXISTS idx_sessions_title_unique ON sessions(title) WHERE title IS NOT NULL;
 """
 
-# Our bookkeeping table and the indexes our queries need (a session's messages in id order; a
-# date range turned into a message id range).
+# Our bookkeeping tables and the indexes our queries need (a session's messages in id order; a
+# date range turned into a message id range). `hws_approvals` keeps every answer to an approval
+# question, and every call an earlier "approve for this session" let run unasked.
 HWS_TABLES_SQL = """
 CREATE TABLE IF NOT EXISTS hws_meta (key TEXT PRIMARY KEY, value);
+CREATE TABLE IF NOT EXISTS hws_approvals (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    tool_call_id TEXT,
+    tool TEXT NOT NULL,
+    command TEXT NOT NULL,
+    rule TEXT,
+    scope TEXT,
+    decision TEXT NOT NULL,
+    by_session_rule INTEGER NOT NULL DEFAULT 0,
+    timestamp REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS hws_approvals_session ON hws_approvals(session_id, id);
 CREATE INDEX IF NOT EXISTS hws_messages_session_id ON messages(session_id, id);
 CREATE INDEX IF NOT EXISTS hws_messages_time ON messages(timestamp);
 """

@@ -505,6 +505,54 @@ class SessionStore(LineageMixin):
             assignments = ", ".join(f"{k} = ?" for k in sets)
             await self._write(f"UPDATE sessions SET {assignments} WHERE id = ?", [*sets.values(), session_id])
 
+    async def record_approval(
+        self,
+        session_id: str,
+        *,
+        tool: str,
+        command: str,
+        decision: str,
+        tool_call_id: str = "",
+        rule: str = "",
+        scope: str = "",
+        by_session_rule: bool = False,
+    ) -> None:
+        """Keep one approval: the person's answer, or a call a session approval let run unasked."""
+        await self._write(
+            "INSERT INTO hws_approvals (session_id, tool_call_id, tool, command, rule, scope, decision, "
+            "by_session_rule, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                session_id,
+                tool_call_id or None,
+                tool,
+                self.redactor(command),
+                rule or None,
+                scope or None,
+                decision,
+                int(by_session_rule),
+                time.time(),
+            ],
+        )
+
+    async def approvals(self, session_id: str) -> list[dict[str, Any]]:
+        """The session's approvals, oldest first."""
+        rows = await self._fetch(
+            "SELECT tool_call_id, tool, command, rule, scope, decision, by_session_rule, timestamp "
+            "FROM hws_approvals WHERE session_id = ? ORDER BY id",
+            [session_id],
+        )
+        names = (
+            "tool_call_id",
+            "tool",
+            "command",
+            "rule",
+            "scope",
+            "decision",
+            "by_session_rule",
+            "timestamp",
+        )
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
     async def record_usage(
         self,
         session_id: str,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import logging
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -13,6 +15,8 @@ from typing import Any
 from engine.config import Config
 from engine.events import ApprovalNeeded, ApprovedBySession, Event
 from engine.home import Home
+
+log = logging.getLogger(__name__)
 
 
 class Decision(StrEnum):
@@ -36,6 +40,7 @@ class ApprovalRequest:
     scope: str = ""
     allow_session: bool = True
     detail: str = ""
+    always_ask: bool = False  # --yolo does not answer it
 
 
 @dataclass
@@ -88,6 +93,11 @@ class ToolContext:
     state: SessionState = field(default_factory=SessionState)
     # The session's stores (memory, skills, sessions) by name, filled in by the agent.
     resources: dict[str, Any] = field(default_factory=dict)
+    call_id: str = ""  # the model's tool call this context serves (see `for_call`)
+
+    def for_call(self, call_id: str) -> ToolContext:
+        """This context for one tool call: the same session state, with the call's id on what it asks."""
+        return dataclasses.replace(self, call_id=call_id) if call_id != self.call_id else self
 
     def resource(self, name: str) -> Any:
         """A store the agent attached; a missing one is a tool error the model can read."""
@@ -124,19 +134,37 @@ class ToolContext:
         announced with `ApprovedBySession`, so the UI and the record can say why it ran unasked.
         """
         grants = tuple(grants)
+        scope = scope or ", ".join(grants)
         if self.yolo and not always_ask:
             return Decision.ONCE
         if allow_session and grants and all(g in self.state.approvals for g in grants):
-            await self.send(
-                ApprovedBySession(self.session_id, tool, command, rule, scope or ", ".join(grants))
-            )
+            await self.send(ApprovedBySession(self.session_id, tool, command, rule, scope, self.call_id))
+            await self._record(tool, command, rule, scope, Decision.SESSION, by_session_rule=True)
             return Decision.SESSION
         request = ApprovalRequest(
-            uuid.uuid4().hex[:12], tool, command, reason, grants, rule, scope, allow_session, detail
+            uuid.uuid4().hex[:12],
+            tool,
+            command,
+            reason,
+            grants,
+            rule,
+            scope,
+            allow_session,
+            detail,
+            always_ask,
         )
         await self.send(
             ApprovalNeeded(
-                self.session_id, request.request_id, tool, command, reason, rule, scope, allow_session, detail
+                self.session_id,
+                request.request_id,
+                tool,
+                command,
+                reason,
+                rule,
+                scope,
+                allow_session,
+                detail,
+                self.call_id,
             )
         )
         answer = await self.approve(request)
@@ -144,8 +172,30 @@ class ToolContext:
             decision = Decision(answer)
         except ValueError:
             decision = Decision.DENY  # an answer we do not understand must never allow anything
-        if decision is Decision.SESSION:
-            if not allow_session:
-                return Decision.ONCE
+        if decision is Decision.SESSION and not allow_session:
+            decision = Decision.ONCE
+        elif decision is Decision.SESSION:
             self.state.approvals.update(grants)
+        await self._record(tool, command, rule, scope, decision, by_session_rule=False)
         return decision
+
+    async def _record(
+        self, tool: str, command: str, rule: str, scope: str, decision: Decision, *, by_session_rule: bool
+    ) -> None:
+        """Keep the approval in the session's record, when the session has one (a failure is logged)."""
+        store = self.resources.get("sessions")
+        if store is None or not self.session_id:
+            return
+        try:
+            await store.record_approval(
+                self.session_id,
+                tool=tool,
+                command=command,
+                decision=str(decision),
+                tool_call_id=self.call_id,
+                rule=rule,
+                scope=scope,
+                by_session_rule=by_session_rule,
+            )
+        except Exception:  # the record must never decide whether the call runs
+            log.exception("could not record the approval of %s", tool)

@@ -162,10 +162,14 @@ class ToolRegistry:
         return default_detail(arguments, width) if detail is None else detail
 
     async def dispatch(
-        self, name: str, raw_arguments: str | Mapping[str, Any] | None, ctx: ToolContext
+        self, name: str, raw_arguments: str | Mapping[str, Any] | None, ctx: ToolContext, call_id: str = ""
     ) -> ToolOutcome:
-        """Run one tool call and return its outcome; every failure becomes an error result."""
+        """Run one tool call and return its outcome; every failure becomes an error result.
+
+        `call_id` (the model's id for the call) is carried on what the call asks the person.
+        """
         started = time.perf_counter()
+        ctx = ctx.for_call(call_id)
         limits = Limits.from_config(ctx.config)
         width = int(ctx.config.tool_output.preview_chars)
         arguments: dict[str, Any] = {}

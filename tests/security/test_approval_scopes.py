@@ -61,3 +61,33 @@ async def test_an_answer_nobody_understands_denies(tmp_path: Path, hermes_home: 
     bench = make_bench(tmp_path, hermes_home)
     bench.user.answers = ["yes please"]
     assert await bench.ctx.ask("terminal", "rm -rf build", "deletes", ("rm",)) is Decision.DENY
+
+
+async def test_every_answer_and_every_call_a_session_approval_covers_is_kept_in_state_db(
+    tmp_path: Path, hermes_home: Path
+) -> None:
+    from engine.sessions.store import SessionStore
+
+    bench = make_bench(tmp_path, hermes_home)
+    store = await SessionStore.open(bench.home.state_db)
+    try:
+        session = await store.create_session(system_prompt="p")
+        bench.ctx.session_id = session.id
+        bench.ctx.resources["sessions"] = store
+        bench.user.answers = [Decision.DENY, Decision.SESSION]
+        await bench.ctx.for_call("c1").ask("terminal", "rm -rf /", "deletes", ("rm:/",), rule="rm-recursive")
+        await bench.ctx.for_call("c2").ask(
+            "terminal", "rm -r b/x", "deletes", ("rm:b",), rule="rm", scope="b"
+        )
+        await bench.ctx.for_call("c3").ask(
+            "terminal", "rm -r b/y", "deletes", ("rm:b",), rule="rm", scope="b"
+        )
+        rows = await store.approvals(session.id)
+    finally:
+        await store.close()
+    assert [(r["tool_call_id"], r["command"], r["decision"], r["by_session_rule"]) for r in rows] == [
+        ("c1", "rm -rf /", "deny", 0),
+        ("c2", "rm -r b/x", "session", 0),
+        ("c3", "rm -r b/y", "session", 1),
+    ]
+    assert rows[2]["rule"] == "rm" and rows[2]["scope"] == "b"
