@@ -202,7 +202,7 @@ async def test_an_approval_is_answered_inline_through_the_future(button: str, de
             if transcript.query(ApprovalBlock):
                 break
         block = transcript.query_one(ApprovalBlock)
-        assert isinstance(app.focused, Button) and app.focused.id == "approve-once"
+        assert app.focused is app.main_screen.prompt.input  # the question never takes the focus
         assert not block.future.done() and app.turn_running
         await pilot.click(button)
         await app.workers.wait_for_complete()
@@ -476,7 +476,7 @@ async def test_approval_keys_answer_without_the_mouse() -> None:
         await send(pilot, "push")
         transcript = app.main_screen.transcript
         assert await pause_until(pilot, lambda: bool(transcript.query(ApprovalBlock)))
-        await pilot.press("d")
+        await pilot.press("ctrl+o", "right", "right", "enter")
         await settle(pilot, app)
         assert agent.answers == [("req-9", "deny")]
 
@@ -537,8 +537,8 @@ async def test_a_drag_over_a_finished_reply_selects_its_text(
 
 
 async def test_after_an_approval_is_answered_the_focus_goes_back_to_the_input() -> None:
-    """The question takes the focus from the input; once answered (here with the key 3), the next
-    letters typed belong to the next message (they went to the transcript and were lost)."""
+    """The person moves from the input to the question (ctrl+o); once answered (here with the key 3),
+    the next letters typed belong to the next message (they went to the transcript and were lost)."""
     agent = ScriptedAgent(
         [
             [
@@ -555,6 +555,7 @@ async def test_after_an_approval_is_answered_the_focus_goes_back_to_the_input() 
         transcript = app.main_screen.transcript
         assert await pause_until(pilot, lambda: bool(transcript.query(ApprovalBlock)))
         await pilot.pause()
+        await pilot.press("ctrl+o")
         assert isinstance(app.focused, Button)
         await pilot.press("3")
         await app.workers.wait_for_complete()

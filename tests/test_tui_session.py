@@ -148,9 +148,7 @@ async def test_a_whole_session_through_the_scripted_model(scripted: Any) -> None
         from widgets.transcript_blocks import ApprovalBlock
 
         assert await pause_until(pilot, lambda: bool(main.transcript.query(ApprovalBlock)))
-        block = main.transcript.query(ApprovalBlock).last()
-        block.focus()
-        await pilot.press("1")
+        await pilot.press("ctrl+o", "1")
         await turn_done(pilot, app, seen, 5)
         assert not (app.workdir / "scratch").exists()
         assert "ToolFinished" in kinds(seen, mark)

@@ -62,6 +62,9 @@ class ApprovalNeeded(EngineMessage["events.ApprovalNeeded"]):
         )
 
 
+class ApprovedBySession(EngineMessage["events.ApprovedBySession"]): ...
+
+
 class MemoryWritten(EngineMessage["events.MemoryWritten"]): ...
 
 

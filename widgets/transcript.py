@@ -322,6 +322,10 @@ class Transcript(HistoryWindow, VerticalScroll):
         if interrupted or (event is not None and event.interrupted):
             await self.add_notice("interrupted; what was said so far is kept", "warning", "■")
 
+    def pending_approval(self) -> ApprovalBlock | None:
+        """The oldest approval question still waiting for an answer."""
+        return next((b for b in self.query(ApprovalBlock) if not b.future.done()), None)
+
     def deny_pending_approvals(self) -> int:
         """Answer every open approval question with "deny" (the turn is being interrupted)."""
         pending = [b for b in self.query(ApprovalBlock) if not b.future.done()]

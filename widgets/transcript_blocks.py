@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.events import Click
+from textual.events import Click, Key
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -29,6 +29,15 @@ if TYPE_CHECKING:
     from engine import events
 
 DECISIONS = (("once", "Approve once"), ("session", "Approve for this session"), ("deny", "Deny"))
+DIGIT = {"once": 1, "session": 2, "deny": 3}  # the approval's digit keys; fixed, whatever is offered
+
+
+def _clipped(text: str, lines: int) -> str:
+    """The first `lines` lines of `text`, and how many more there are."""
+    rows = text.splitlines()
+    if len(rows) <= lines:
+        return text
+    return "\n".join([*rows[:lines], f"… {len(rows) - lines} more lines"])
 
 
 def one_line(text: str, limit: int) -> str:
@@ -463,7 +472,13 @@ class CompactionBlock(Block):
 
 
 class ApprovalBlock(Vertical):
-    """An inline question: may the agent run this? The answer resolves the engine's Future."""
+    """An inline question: may the agent run this? The answer resolves the engine's Future.
+
+    It is safe to type next to: it never takes the focus (the person may be typing), so keys meant
+    for the input can never answer it. Answering is deliberate: `ctrl+o` (the screen's key) moves
+    to the question, then ←/→ and enter, or the digit keys. While it has the focus, it swallows
+    every other printable key, so pane keys (`h`, `z`, `y`, `u`) never act around it.
+    """
 
     DEFAULT_CSS = """
     ApprovalBlock {
@@ -473,17 +488,23 @@ class ApprovalBlock(Vertical):
         padding: 0 1;
         border: round $warning;
     }
+    ApprovalBlock:focus-within { border: heavy $warning; }
     ApprovalBlock > .approval-question { width: 1fr; height: auto; }
+    ApprovalBlock > .approval-detail { width: 1fr; height: auto; max-height: 16; color: $text-muted; }
     ApprovalBlock > Horizontal { height: auto; width: 1fr; }
     ApprovalBlock Button { margin-right: 1; min-width: 10; }
+    ApprovalBlock > .approval-hint { width: 1fr; height: auto; color: $text-muted; }
     ApprovalBlock.-answered { border: round $panel; color: $text-muted; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1,a", "answer('once')", "approve once", id="approve_once"),
-        Binding("2,s", "answer('session')", "approve for the session", id="approve_session"),
-        Binding("3,d", "answer('deny')", "deny", id="approve_deny"),
+        Binding("1", "answer('once')", "approve once", id="approve_once"),
+        Binding("2", "answer('session')", "approve for the session", id="approve_session"),
+        Binding("3", "answer('deny')", "deny", id="approve_deny"),
+        Binding("left", "move(-1)", "previous answer", id="approve_previous", show=False),
+        Binding("right", "move(1)", "next answer", id="approve_next", show=False),
     ]
+    DETAIL_LINES = 14  # lines of a diff shown in the question; the rest is summed up
 
     class Answered(Message):
         """The user answered an approval (posted for the message flow; the Future carries it)."""
@@ -493,7 +514,7 @@ class ApprovalBlock(Vertical):
             self.request_id = request_id
             self.decision = decision
             self.focus_before = focus_before
-            """Where the focus was when the question took it (the input, mostly): it goes back there."""
+            """Where the focus was when the person moved to the question: it goes back there."""
 
     def __init__(self, event: events.ApprovalNeeded, future: asyncio.Future[str]) -> None:
         super().__init__()
@@ -502,26 +523,57 @@ class ApprovalBlock(Vertical):
         self.decision: str | None = None
         self.focus_before: Widget | None = None
 
+    @property
+    def decisions(self) -> tuple[tuple[str, str], ...]:
+        """The answers this question offers (no session-wide one when the engine allows none)."""
+        return tuple(d for d in DECISIONS if d[0] != "session" or self.event.allow_session)
+
     def compose(self) -> ComposeResult:
+        event = self.event
+        rule = (f"  [{event.rule}]", "dim") if event.rule else ""
         ask = Content.assemble(
             ("approve? ", "bold $warning"),
-            (self.event.tool, "bold"),
+            (event.tool, "bold"),
             "  ",
-            self.event.command,
+            event.command,
+            rule,
             "\n",
-            (self.event.reason, "dim"),
+            (event.reason, "dim"),
         )
         yield Static(ask, classes="approval-question")
+        if event.detail:
+            yield Static(_clipped(event.detail, self.DETAIL_LINES), classes="approval-detail", markup=False)
         with Horizontal(classes="approval-buttons"):
-            for decision, label in DECISIONS:
+            for decision, label in self.decisions:
                 variant = "error" if decision == "deny" else "primary" if decision == "once" else "default"
-                yield Button(label, id=f"approve-{decision}", variant=variant, compact=True)
+                yield Button(
+                    f"{DIGIT[decision]} {label}", id=f"approve-{decision}", variant=variant, compact=True
+                )
+        if event.allow_session:
+            scope = f"approve for this session allows: {event.scope}" if event.scope else ""
+        else:
+            scope = "asked every time: this cannot be approved for the session"
+        hint = "ctrl+o to answer, then ←/→ and enter, or a digit"
+        yield Static(Content.assemble(scope, "\n" if scope else "", hint), classes="approval-hint")
 
     def on_mount(self) -> None:
-        # The turn waits on this answer, so the question takes the focus (and gives it back after).
-        self.focus_before = self.app.focused
-        self.query_one("#approve-once", Button).focus()
         self.future.add_done_callback(lambda _: self._settle_if_needed())
+
+    def take_focus(self) -> None:
+        """Move the person to this question (their deliberate key), remembering where they were."""
+        focused = self.app.focused
+        if focused is None or self not in focused.ancestors_with_self:
+            self.focus_before = focused
+        self.query_one(Button).focus()
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        # Printable keys stop here while the question has the focus: no pane key acts around it.
+        return character is not None and character.isprintable()
+
+    def on_key(self, event: Key) -> None:
+        # Not stopped: the key goes on to the bindings, where only this question's own digits remain.
+        if event.character is not None and event.character.isprintable() and event.character not in "123":
+            self.app.bell()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -531,8 +583,18 @@ class ApprovalBlock(Vertical):
     def action_answer(self, decision: str) -> None:
         self.answer(decision)
 
+    def action_move(self, step: int) -> None:
+        buttons = list(self.query(Button))
+        if not buttons:
+            return
+        focused = self.app.focused
+        index = buttons.index(focused) if focused in buttons else 0
+        buttons[(index + step) % len(buttons)].focus()
+
     def answer(self, decision: str) -> None:
         if self.future.done():
+            return
+        if decision == "session" and not self.event.allow_session:
             return
         self.future.set_result(decision)
         self.post_message(self.Answered(self.event.request_id, decision, self.focus_before))
@@ -544,11 +606,15 @@ class ApprovalBlock(Vertical):
         self.decision = decision
         labels = dict(DECISIONS)
         self.add_class("-answered")
-        self.query_one(".approval-buttons").remove()
+        for part in self.query(".approval-buttons, .approval-hint, .approval-detail"):
+            part.remove()
+        said = labels.get(decision, decision).lower()
+        if decision == "session" and self.event.scope:
+            said += f" ({self.event.scope})"
         self.query_one(".approval-question", Static).update(
             Content.assemble(
                 ("✓ " if decision in ("once", "session") else "✗ ", "bold"),
-                labels.get(decision, decision).lower(),
+                said,
                 ": ",
                 (self.event.tool, "bold"),
                 "  ",

@@ -127,6 +127,13 @@ class MainScreen(Screen[None]):
             "ctrl+b", "toggle_side", "side panes", id="toggle_side", tooltip="Show or hide the side panes"
         ),
         Binding("escape", "focus_input", "input", id="focus_input", tooltip="Back to the input", show=False),
+        Binding(
+            "ctrl+o",
+            "answer_approval",
+            "answer",
+            id="answer_approval",
+            tooltip="Move to the approval question waiting for an answer",
+        ),
     ]
 
     shown: reactive[str] = reactive("transcript")
@@ -313,6 +320,16 @@ class MainScreen(Screen[None]):
         if self.has_class("-hide-side") and self.query_one("#side").has_focus_within:
             self.prompt.input.focus()
 
+    def action_answer_approval(self) -> None:
+        block = self.transcript.pending_approval()
+        if block is None:
+            self.notify("No approval question is waiting.", timeout=3)
+            return
+        if self.folded and self.shown != "transcript":
+            self.shown = "transcript"
+        block.scroll_visible(animate=False)
+        block.take_focus()
+
     def action_focus_input(self) -> None:
         if self.folded and self.shown != "transcript":
             self.shown = "transcript"
@@ -488,6 +505,13 @@ class MainScreen(Screen[None]):
         if self.folded:
             self.shown = "transcript"
         await self.transcript.ask_approval(message.event, message.future)
+
+    @on(messages.ApprovedBySession)
+    async def _approved_by_session(self, message: messages.ApprovedBySession) -> None:
+        event = message.event
+        await self.transcript.add_notice(
+            f"ran without asking: this session allows {event.scope} ({event.tool} {event.command})", icon="✓"
+        )
 
     @on(messages.MemoryWritten)
     async def _memory_written(self, message: messages.MemoryWritten) -> None:
