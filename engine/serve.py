@@ -3,15 +3,17 @@ every app process it started.
 
 textual-serve starts one app process per browser tab and, when the server stops, may leave them
 running (they ignore SIGTERM and spin; see reference/stack.md §9). So the server runs in a new
-session (its own process group, which its app processes inherit) with a token in its environment,
+session (its own process group, which its app processes inherit) with a mark in its environment,
 which they inherit too. Stopping sends the server SIGINT, waits, then kills by PID every process
-that still carries the token, and finally the whole group.
+that still carries the mark, and finally the whole group.
+
+The mark only finds processes; the access token (engine/serve_access.py) is another value, handed
+to the server on its stdin so that no workstation process, nor the commands its agent runs, sees it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import os
 import shlex
 import signal
@@ -23,23 +25,15 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TOKEN_ENV = "HWS_SERVE_TOKEN"
-LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+from engine.serve_access import new_token
+
+MARK_ENV = "HWS_SERVE_MARK"
 READY_TIMEOUT = 20.0  # seconds for the server to accept connections; startup imports aiohttp
 POLL = 0.05
 
 
 class ServeError(Exception):
     """The server could not start; one sentence saying why."""
-
-
-def is_loopback(host: str) -> bool:
-    if host.lower() in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def url_for(host: str, port: int) -> str:
@@ -72,9 +66,9 @@ def _accepts(host: str, port: int) -> bool:
         return False
 
 
-def processes_with_token(token: str) -> list[int]:
-    """PIDs whose environment carries `HWS_SERVE_TOKEN=token` (Linux /proc; elsewhere none are found)."""
-    marker = f"{TOKEN_ENV}={token}".encode()
+def processes_with_mark(mark: str) -> list[int]:
+    """PIDs whose environment carries `HWS_SERVE_MARK=mark` (Linux /proc; elsewhere none are found)."""
+    marker = f"{MARK_ENV}={mark}".encode()
     found = []
     proc = Path("/proc")
     if not proc.is_dir():
@@ -103,19 +97,26 @@ def _alive(pid: int) -> bool:
 
 @dataclass
 class ServedWorkstation:
-    """One `hws serve`: the server process, its token and its group."""
+    """One `hws serve`: the server process, its mark, its group and its access token (None: none)."""
 
     home: Path
     host: str
     port: int
     stop_grace: float
     public_url: str | None = None
-    token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    access_token: str | None = field(default_factory=new_token)
+    mark: str = field(default_factory=lambda: uuid.uuid4().hex)
     process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         return self.public_url or url_for(self.host, self.port)
+
+    @property
+    def browser_url(self) -> str:
+        """The address to open, with the token (as Jupyter prints it)."""
+        page = self.url.rstrip("/") + "/"
+        return f"{page}?token={self.access_token}" if self.access_token else page
 
     def app_command(self) -> str:
         """The shell command textual-serve runs for each browser tab: the workstation on this home."""
@@ -127,7 +128,7 @@ class ServedWorkstation:
                 f"{url_for(self.host, self.port)} is taken (another server listens there); "
                 "choose another port with --port."
             )
-        env = {**os.environ, TOKEN_ENV: self.token, "HERMES_HOME": str(self.home)}
+        env = {**os.environ, MARK_ENV: self.mark, "HERMES_HOME": str(self.home)}
         # So `-m tui.serve` resolves from a checkout as well as from an installed package.
         source_root = str(Path(__file__).resolve().parent.parent)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (source_root, env.get("PYTHONPATH", "")) if p)
@@ -138,14 +139,21 @@ class ServedWorkstation:
         ]  # fmt: skip
         if self.public_url:
             command += ["--url", self.public_url]
+        if self.access_token is None:
+            command.append("--no-token")
         self.process = subprocess.Popen(
             command,
             env=env,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             start_new_session=True,  # its own process group: the app processes it starts join it
         )
+        assert self.process.stdin is not None
+        with contextlib.suppress(BrokenPipeError):
+            if self.access_token is not None:
+                self.process.stdin.write(f"{self.access_token}\n".encode())
+            self.process.stdin.close()
         deadline = time.monotonic() + ready_timeout
         while not _accepts(self.host, self.port):
             if self.process.poll() is not None:
@@ -160,9 +168,9 @@ class ServedWorkstation:
             time.sleep(POLL)
 
     def app_pids(self) -> list[int]:
-        """The app processes started so far (every process with the token but the server itself)."""
+        """The app processes started so far (every process with the mark but the server itself)."""
         server = self.process.pid if self.process is not None else -1
-        return [pid for pid in processes_with_token(self.token) if pid != server and pid != os.getpid()]
+        return [pid for pid in processes_with_mark(self.mark) if pid != server and pid != os.getpid()]
 
     def wait(self) -> int | None:
         """Block until the server exits (returns its code) — or a signal interrupts the wait."""

@@ -14,81 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.serve import is_loopback, port_free, processes_with_token
+from engine.serve import port_free, processes_with_mark
+from engine.serve_access import is_loopback
+from tests.serve_support import ROOT, Served, free_port, open_tab, origin_of, token_of, workstations_of
 
-ROOT = Path(__file__).resolve().parent.parent
 aiohttp = pytest.importorskip("aiohttp")
 pytest.importorskip("textual_serve")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def workstations_of(home: Path) -> list[int]:
-    """PIDs of workstation processes running on this home (by their command line)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if b"tui.main" in argv and str(home).encode() in argv:
-                found.append(int(entry.name))
-    return found
-
-
-class Served:
-    """`hws serve` as a real subprocess; its first stdout line says where it listens."""
-
-    def __init__(self, home: Path, *args: str) -> None:
-        env = {**os.environ, "HERMES_HOME": str(home), "PYTHONPATH": str(ROOT)}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "tui.main", "serve", *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            env=env,
-            text=True,
-        )
-
-    def wait_ready(self) -> str:
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        assert line.startswith("Serving the workstation on "), line + self.process.stderr.read()
-        return line.split(" on ", 1)[1].split(" ", 1)[0]
-
-    def stop(self, how: int = signal.SIGINT) -> tuple[int, str]:
-        if self.process.poll() is None:
-            self.process.send_signal(how)
-        try:
-            code = self.process.wait(30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            raise
-        return code, self.process.stderr.read() if self.process.stderr else ""
-
-
-async def open_tab(url: str, wanted_bytes: int = 2000, timeout: float = 20.0) -> int:
-    """Connect as a browser tab would, and read the app's first screen (bounded in bytes and time)."""
-    got = 0
-    deadline = time.monotonic() + timeout
-    async with (
-        aiohttp.ClientSession() as session,
-        session.ws_connect(f"{url}/ws?width=100&height=30") as ws,
-    ):
-        while got < wanted_bytes and time.monotonic() < deadline:
-            try:
-                message = await asyncio.wait_for(ws.receive(), max(0.1, deadline - time.monotonic()))
-            except TimeoutError:
-                break
-            if message.type not in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT):
-                break
-            got += len(message.data)
-    return got
 
 
 def test_a_page_loads_a_tab_starts_a_workstation_and_stopping_leaves_none(hermes_home: Path) -> None:
@@ -96,15 +27,16 @@ def test_a_page_loads_a_tab_starts_a_workstation_and_stopping_leaves_none(hermes
     served = Served(hermes_home, "--port", str(port))
     try:
         url = served.wait_ready()
-        assert url == f"http://127.0.0.1:{port}"
+        token = token_of(url)
+        assert url == f"http://127.0.0.1:{port}/?token={token}"
 
         async def visit() -> tuple[int, str, int, list[int]]:
-            async with aiohttp.ClientSession() as session, session.get(url + "/") as page:
+            async with aiohttp.ClientSession() as session, session.get(url) as page:
                 html = await page.text()
                 status = page.status
             # Keep one tab open while the server is stopped: its workstation must not outlive it.
             session = aiohttp.ClientSession()
-            ws = await session.ws_connect(f"{url}/ws?width=100&height=30")
+            ws = await session.ws_connect(f"ws://127.0.0.1:{port}/ws/{token}?width=100&height=30")
             got = 0
             deadline = time.monotonic() + 20
             while got < 2000 and time.monotonic() < deadline:
@@ -121,7 +53,7 @@ def test_a_page_loads_a_tab_starts_a_workstation_and_stopping_leaves_none(hermes
     finally:
         if served.process.poll() is None:
             served.stop(signal.SIGKILL)
-    assert status == 200 and "textual.js" in html and f"ws://127.0.0.1:{port}/ws" in html
+    assert status == 200 and "textual.js" in html and f"ws://127.0.0.1:{port}/ws/{token}" in html
     assert got >= 2000, "the workstation drew its first screen into the tab"
     assert running, "a workstation process ran for the tab"
     assert served.process.returncode == 0
@@ -137,8 +69,9 @@ def test_sigterm_stops_it_too_and_says_how_many_ended(hermes_home: Path) -> None
     served = Served(hermes_home, "--port", str(port))
     try:
         url = served.wait_ready()
-        assert asyncio.run(open_tab(url)) > 0
-        asyncio.run(open_tab(url))
+        tab = f"{origin_of(url)}/ws/{token_of(url)}?width=100&height=30"
+        assert asyncio.run(open_tab(tab)) > 0
+        asyncio.run(open_tab(tab))
     finally:
         code, err = served.stop(signal.SIGTERM)
     assert code == 0 and "Stopped;" in err and "workstation process" in err
@@ -151,13 +84,14 @@ def test_anything_but_loopback_needs_public_and_warns(hermes_home: Path) -> None
         [sys.executable, "-m", "tui.main", "serve", "--host", "0.0.0.0", "--port", str(free_port())],
         capture_output=True, text=True, env=env, timeout=30,
     )  # fmt: skip
-    assert refused.returncode == 2 and "--public" in refused.stderr and "no password" in refused.stderr
+    assert refused.returncode == 2 and "--public" in refused.stderr and "not a loopback" in refused.stderr
     served = Served(hermes_home, "--host", "0.0.0.0", "--public", "--port", str(free_port()))
     try:
-        served.wait_ready()
+        url = served.wait_ready()
     finally:
         code, err = served.stop()
-    assert code == 0 and "warning: serving on 0.0.0.0 with no authentication" in err
+    assert code == 0 and "warning: serving on 0.0.0.0 over plain http" in err
+    assert "?token=" in url, "a public address still needs the token"
 
 
 def test_a_taken_port_is_a_sentence(hermes_home: Path) -> None:
@@ -174,4 +108,4 @@ def test_a_taken_port_is_a_sentence(hermes_home: Path) -> None:
 def test_loopback_addresses() -> None:
     assert all(is_loopback(h) for h in ("127.0.0.1", "127.3.2.1", "::1", "[::1]", "localhost"))
     assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "192.168.1.4", "example.com"))
-    assert processes_with_token("no-such-token") == []
+    assert processes_with_mark("no-such-mark") == []
