@@ -13,6 +13,7 @@ from typing import Any
 from engine.config import Config
 from engine.events import ApprovalNeeded, ApprovedBySession, Event
 from engine.home import Home
+from engine.redact import Redactor, home_redactor
 
 
 class Decision(StrEnum):
@@ -88,6 +89,12 @@ class ToolContext:
     state: SessionState = field(default_factory=SessionState)
     # The session's stores (memory, skills, sessions) by name, filled in by the agent.
     resources: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def redactor(self) -> Redactor:
+        """The home's redactor as `.env` stands now, with this session's settings: every tool result
+        passes through it before the model reads it."""
+        return home_redactor(self.home.root, self.config)
 
     def resource(self, name: str) -> Any:
         """A store the agent attached; a missing one is a tool error the model can read."""
