@@ -211,8 +211,8 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
     # -- approvals --------------------------------------------------------------------------------
 
     async def _ask_user(self, request: ApprovalRequest) -> Decision | str:
-        if self._approve is not None:
-            return await self._approve(request)
+        if self._approve is not None:  # an approver prints the request: keys in a command stay hidden
+            return await self._approve(redact_event(request, self.redactor))
         future: asyncio.Future[Decision | str] = asyncio.get_running_loop().create_future()
         self._approvals[request.request_id] = future
         try:
