@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from engine.config import Config
 
 MIN_LITERAL = 8  # shorter configured values ("1", "true", a port) are not treated as secrets
+CUT_MARK = "…"  # what the tools write where they cut a long line or output
+MIN_PIECE = 6  # the shortest part of a key beside a cut that is hidden
 
 # Values that are secrets whatever surrounds them.
 KEY_SHAPES = (
@@ -114,13 +116,35 @@ class Redactor:
         return None if value is None else self(value)
 
     def tool_text(self, text: str) -> str:
-        """What the model may read of a tool's output or a file: also values under secret names."""
+        """What the model may read of a tool's output or a file: also values under secret names, and
+        the part of a key left beside a cut (`…`) that a tool made before this redactor saw it."""
         if not text:
             return text
         for literal in self.literals:
             if literal in text:
                 text = text.replace(literal, REDACTED)
+        if CUT_MARK in text and self.literals:
+            text = self._cut_pieces(text)
         return redact_shapes(redact_forms(text))
+
+    def _cut_pieces(self, text: str) -> str:
+        """A key's start just before a `…` or its end just after one (a long line or output cut there)."""
+        pieces = re.split(f"({CUT_MARK})", text)
+        for index in range(1, len(pieces), 2):
+            before, after = pieces[index - 1], pieces[index + 1]
+            for literal in self.literals:
+                tail = before.rstrip("\n ")
+                for size in range(len(literal) - 1, MIN_PIECE - 1, -1):
+                    if tail.endswith(literal[:size]):
+                        before = tail[:-size] + REDACTED + before[len(tail) :]
+                        break
+                head = after.lstrip("\n ")
+                for size in range(len(literal) - 1, MIN_PIECE - 1, -1):
+                    if head.startswith(literal[-size:]):
+                        after = after[: len(after) - len(head)] + REDACTED + head[size:]
+                        break
+            pieces[index - 1], pieces[index + 1] = before, after
+        return "".join(pieces)
 
     def tool_value(self, value: Any) -> Any:
         """`tool_text` applied to every string inside a JSON-like value."""
@@ -166,14 +190,18 @@ class Redactor:
         return cls(secret_values(os.environ if environ is None else environ))
 
     @classmethod
-    def from_config(cls, config: Config, env: Mapping[str, str] | None = None) -> Redactor:
+    def from_config(
+        cls, config: Config, env: Mapping[str, str] | None = None, more: Iterable[tuple[str, str]] = ()
+    ) -> Redactor:
         """Shapes plus every key this home is configured with (see `configured_secrets`).
 
-        `env` is the home's `.env` as it stands now, when it may have changed since `config` was read.
+        `env` is the home's `.env` as it stands now, when it may have changed since `config` was read;
+        `more` are further (value, source) pairs (the tokens of `auth.json`).
         """
         found = configured_secrets(config)
         if env is not None:
             found = env_file_secrets(env) + found
+        found += list(more)
         sources: dict[str, str] = {}
         for value, source in found:
             sources.setdefault(value.strip(), source)
@@ -268,14 +296,25 @@ def _settings_items(tree: Any, seen: set[int] | None = None, prefix: str = "") -
     return found
 
 
-def _setting_secrets(tree: Any, prefix: str = "") -> list[tuple[str, str]]:
+def _setting_secrets(tree: Any, prefix: str = "", where: str = "config.yaml") -> list[tuple[str, str]]:
     """String values under secret-named keys anywhere in a config mapping (`model.api_key`, …)."""
     found = []
     for dotted, value in _settings_items(tree, None, prefix):
         name = dotted.rsplit(".", 1)[-1]
         if isinstance(value, str) and (SECRET_NAME.search(name.upper()) or is_secret_name(name)):
-            found.append((value, f"{dotted} in config.yaml"))
+            found.append((value, f"{dotted} in {where}"))
     return found
+
+
+def auth_file_secrets(path: Path) -> list[tuple[str, str]]:
+    """(value, source) of the tokens in a home's `auth.json` (values under secret names)."""
+    import json
+
+    try:
+        tree = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return _setting_secrets(tree, where="auth.json")
 
 
 _HOME_CACHE: dict[tuple[Any, ...], tuple[Any, Redactor]] = {}
@@ -299,12 +338,13 @@ def home_redactor(root: Path, config: Config | None = None) -> Redactor:
     """
     from engine.config import ConfigError, load_config, parse_env_file
 
-    env_path, config_path = root / ".env", root / "config.yaml"
+    env_path, config_path, auth_path = root / ".env", root / "config.yaml", root / "auth.json"
     key = (
         str(root),
         id(config),
         _stamp(env_path),
         _stamp(config_path),
+        _stamp(auth_path),
         hash(tuple(sorted(os.environ.items()))),
     )
     with _HOME_LOCK:
@@ -322,7 +362,7 @@ def home_redactor(root: Path, config: Config | None = None) -> Redactor:
             from engine.config import defaults
 
             config = defaults()
-    redactor = Redactor.from_config(config, env)
+    redactor = Redactor.from_config(config, env, auth_file_secrets(auth_path))
     with _HOME_LOCK:
         stale = [k for k in _HOME_CACHE if k[:2] == key[:2]]
         for old in stale:

@@ -46,7 +46,7 @@ def _run(args: argparse.Namespace, work: Any) -> int:
     home, config = open_home(args)
 
     async def main() -> int:
-        from engine.redact import RedactingStream, Redactor
+        from engine.redact import RedactingStream, home_redactor
         from engine.sessions import SessionStore
 
         path = home.state_db
@@ -58,7 +58,7 @@ def _run(args: argparse.Namespace, work: Any) -> int:
             print(f"\rindexing older messages for search: {done:,}/{total:,}", end=end, file=sys.stderr)
 
         store = await SessionStore.open(
-            path, settings=config.sessions, on_progress=progress, redactor=Redactor.from_config(config)
+            path, settings=config.sessions, on_progress=progress, redactor=home_redactor(home.root, config)
         )
         stdout = sys.stdout
         sys.stdout = RedactingStream(stdout, store.redactor)  # what we print of the database, too

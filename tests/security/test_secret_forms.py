@@ -231,3 +231,37 @@ async def test_writing_back_what_was_read_never_replaces_a_secret_with_the_marke
 def test_defaults_alone_hide_only_shapes() -> None:
     redactor = Redactor.from_config(defaults(), {})
     assert redactor.tool_text("PORT=8080 DEBUG=1") == "PORT=8080 DEBUG=1"
+
+
+async def test_the_tokens_of_auth_json_are_hidden_wherever_they_are_read(
+    tmp_path: Path, hermes_home: Path
+) -> None:
+    bench = make_bench(tmp_path, hermes_home)
+    auth = {"providers": {"nous": {"access_token": "nt-9Kq2Wz7Lp3Xv8Rm", "expires_in": 3600}}}
+    (bench.home.root / "auth.json").write_text(json.dumps(auth))
+    (bench.cwd / "copy.txt").write_text("cached: nt-9Kq2Wz7Lp3Xv8Rm\n")
+    read = await bench.registry.dispatch("read_file", {"path": "copy.txt"}, bench.ctx)
+    assert "nt-9Kq2Wz7Lp3Xv8Rm" not in read.content and f"cached: {REDACTED}" in read.content
+    said = bench.ctx.redactor.find("nt-9Kq2Wz7Lp3Xv8Rm")
+    assert said == "the value of providers.nous.access_token in auth.json"
+
+
+async def test_a_key_cut_in_half_by_a_long_line_or_a_long_output_shows_neither_half(
+    tmp_path: Path, hermes_home: Path
+) -> None:
+    """read_file and terminal cut long lines and long output before the dispatcher redacts them."""
+    from tests.tool_helpers import with_settings
+
+    key = "q7Lm2Vx9Rt4Kp8Zw3Nc6Hb1"
+    config = with_settings(tool_output__max_line_length=60, terminal__max_output_chars=200)
+    bench = make_bench(tmp_path, hermes_home, config)
+    bench.home.env_file.write_text(f"GATEWAY={key}\n")
+    for cut in range(3, len(key) - 3):
+        line = "x" * (54 - cut) + key + "y" * 40
+        (bench.cwd / "long.txt").write_text(f"{line}\n")
+        read = await bench.registry.dispatch("read_file", {"path": "long.txt"}, bench.ctx)
+        assert key[:6] not in read.content and key[-6:] not in read.content, read.content
+    output = "a" * 90 + key + "b" * 200 + key + "c" * 90
+    (bench.cwd / "out.txt").write_text(output)
+    ran = await bench.registry.dispatch("terminal", {"command": "cat out.txt"}, bench.ctx)
+    assert "cut from the middle" in ran.content and key[:6] not in ran.content and key[-6:] not in ran.content
