@@ -317,7 +317,7 @@ def auth_file_secrets(path: Path) -> list[tuple[str, str]]:
     return _setting_secrets(tree, where="auth.json")
 
 
-_HOME_CACHE: dict[tuple[Any, ...], tuple[Any, Redactor]] = {}
+_HOME_CACHE: dict[tuple[Any, ...], tuple[Any, Redactor, tuple[Any, ...]]] = {}
 _HOME_LOCK = threading.Lock()
 HOME_CACHE_SIZE = 8  # homes (or in-memory configs) whose redactor is kept ready
 
@@ -330,26 +330,31 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
+def _environ_mark(config: Config) -> tuple[Any, ...]:
+    """What a redactor took from the process environment: the count of variables and the values of
+    those it read (cheaper to compare than the whole environment at every tool call)."""
+    names = [name for name, _ in _secret_environ()] + key_variable_names(config)
+    return (len(os.environ), *((name, os.environ.get(name)) for name in sorted(set(names))))
+
+
+def _environ_unchanged(mark: tuple[Any, ...]) -> bool:
+    return mark[0] == len(os.environ) and all(os.environ.get(name) == value for name, value in mark[1:])
+
+
 def home_redactor(root: Path, config: Config | None = None) -> Redactor:
-    """The redactor of a home as its files stand now: rebuilt only when `.env`, `config.yaml` or the
-    environment changed, so a key added to `.env` mid-session is hidden from the next tool result on.
+    """The redactor of a home as its files stand now: rebuilt only when `.env`, `config.yaml`,
+    `auth.json` or the environment's keys changed, so a key added to `.env` mid-session is hidden
+    from the next tool result on.
 
     With `config` (settings already loaded, maybe changed in memory) its keys count as well.
     """
     from engine.config import ConfigError, load_config, parse_env_file
 
     env_path, config_path, auth_path = root / ".env", root / "config.yaml", root / "auth.json"
-    key = (
-        str(root),
-        id(config),
-        _stamp(env_path),
-        _stamp(config_path),
-        _stamp(auth_path),
-        hash(tuple(sorted(os.environ.items()))),
-    )
+    key = (str(root), id(config), _stamp(env_path), _stamp(config_path), _stamp(auth_path))
     with _HOME_LOCK:
         cached = _HOME_CACHE.get(key)
-    if cached is not None:
+    if cached is not None and _environ_unchanged(cached[2]):
         return cached[1]
     try:
         env = parse_env_file(env_path)
@@ -363,13 +368,14 @@ def home_redactor(root: Path, config: Config | None = None) -> Redactor:
 
             config = defaults()
     redactor = Redactor.from_config(config, env, auth_file_secrets(auth_path))
+    mark = _environ_mark(config)
     with _HOME_LOCK:
         stale = [k for k in _HOME_CACHE if k[:2] == key[:2]]
         for old in stale:
             del _HOME_CACHE[old]
         while len(_HOME_CACHE) >= HOME_CACHE_SIZE:
             del _HOME_CACHE[next(iter(_HOME_CACHE))]
-        _HOME_CACHE[key] = (config, redactor)  # the config is held so that its id is not reused
+        _HOME_CACHE[key] = (config, redactor, mark)  # the config is held so that its id is not reused
     return redactor
 
 

@@ -265,3 +265,15 @@ async def test_a_key_cut_in_half_by_a_long_line_or_a_long_output_shows_neither_h
     (bench.cwd / "out.txt").write_text(output)
     ran = await bench.registry.dispatch("terminal", {"command": "cat out.txt"}, bench.ctx)
     assert "cut from the middle" in ran.content and key[:6] not in ran.content and key[-6:] not in ran.content
+
+
+async def test_a_key_set_in_the_environment_after_the_first_call_is_hidden_from_the_next(
+    tmp_path: Path, hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bench = make_bench(tmp_path, hermes_home)
+    (bench.cwd / "notes.txt").write_text("the deploy credential is v8Qe3Rt6Yu1Io4Pa\n")
+    first = await bench.registry.dispatch("read_file", {"path": "notes.txt"}, bench.ctx)
+    assert "v8Qe3Rt6Yu1Io4Pa" in first.content
+    monkeypatch.setenv("DEPLOY_TOKEN", "v8Qe3Rt6Yu1Io4Pa")
+    second = await bench.registry.dispatch("read_file", {"path": "notes.txt"}, bench.ctx)
+    assert "v8Qe3Rt6Yu1Io4Pa" not in second.content
