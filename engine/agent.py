@@ -53,7 +53,7 @@ from engine.events import (
 from engine.history import MISSING_RESULT
 from engine.nudges import NudgeTracker
 from engine.prompt import SystemPrompt
-from engine.redact import Redactor, StreamRedactor, redact_event
+from engine.redact import StreamRedactor, home_redactor, redact_event
 from engine.tool_loop import assistant_entry, tool_entry
 from engine.tools import ApprovalRequest, Decision, ToolContext, ToolError, ToolRegistry, parse_arguments
 
@@ -156,7 +156,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         self.host: Any = None
         self.compressor: Any = None
         self.ctx: ToolContext | None = None
-        self.redactor = Redactor.from_config(config)  # keys never reach a UI, the output or the store
+        self.redactor = home_redactor(home.root, config)  # keys never reach a UI, the output or the store
         self.nudges = NudgeTracker(  # made anew for each session
             int(config.memory.nudge_interval), int(config.skills.creation_nudge_tool_calls)
         )
@@ -211,8 +211,8 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
     # -- approvals --------------------------------------------------------------------------------
 
     async def _ask_user(self, request: ApprovalRequest) -> Decision | str:
-        if self._approve is not None:
-            return await self._approve(request)
+        if self._approve is not None:  # an approver prints the request: keys in a command stay hidden
+            return await self._approve(redact_event(request, self.redactor))
         future: asyncio.Future[Decision | str] = asyncio.get_running_loop().create_future()
         self._approvals[request.request_id] = future
         try:

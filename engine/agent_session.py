@@ -44,13 +44,13 @@ class OpenedSession:
 
 
 async def open_store(home: Home, config: Config) -> SessionStore:
-    from engine.redact import Redactor
+    from engine.redact import home_redactor
     from engine.sessions.errors import StoreError
     from engine.sessions.store import SessionStore
 
     try:
         store = await SessionStore.open(
-            home.state_db, settings=config.sessions, redactor=Redactor.from_config(config)
+            home.state_db, settings=config.sessions, redactor=home_redactor(home.root, config)
         )
     except StoreError as exc:
         raise AgentError(str(exc)) from exc

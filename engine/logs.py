@@ -10,7 +10,7 @@ import logging
 import logging.handlers
 from typing import TYPE_CHECKING
 
-from engine.redact import Redactor
+from engine.redact import Redactor, home_redactor
 
 if TYPE_CHECKING:
     from engine.config import Config
@@ -50,7 +50,7 @@ def setup_logging(home: Home, config: Config, redactor: Redactor | None = None) 
         logger.removeHandler(handler)
         handler.close()
     _installed.clear()
-    redactor = redactor if redactor is not None else Redactor.from_config(config)
+    redactor = redactor if redactor is not None else home_redactor(home.root, config)
     formatter = RedactingFormatter(redactor)
     level = getattr(logging, str(config.logs.level).upper(), logging.INFO)
     for name, handler_level in (("agent.log", level), ("errors.log", logging.WARNING)):

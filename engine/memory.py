@@ -35,6 +35,7 @@ from engine.memory_format import (
     usage_text,
     write_memory_file,
 )
+from engine.redact import home_redactor
 from engine.threats import first_threat_message
 
 if TYPE_CHECKING:
@@ -207,7 +208,7 @@ class MemoryStore:
         content = (content or "").strip()
         if not content:
             return _error("Content cannot be empty.")
-        blocked = first_threat_message(content, "strict")
+        blocked = self._refusal(content)
         if blocked:
             return _error(blocked)
 
@@ -239,7 +240,7 @@ class MemoryStore:
             return _error("old_text cannot be empty.")
         if not content:
             return _error("new_content cannot be empty. Use 'remove' to delete entries.")
-        blocked = first_threat_message(content, "strict")
+        blocked = self._refusal(content)
         if blocked:
             return _error(blocked)
 
@@ -285,7 +286,7 @@ class MemoryStore:
             if not isinstance(op, dict):
                 return _error(f"Operation {number}: each operation must be an object with an 'action'.")
             if op.get("action") in ("add", "replace") and op.get("content"):
-                blocked = first_threat_message(str(op["content"]), "strict")
+                blocked = self._refusal(str(op["content"]))
                 if blocked:
                     return _error(f"Operation {number}: {blocked}")
 
@@ -343,7 +344,7 @@ class MemoryStore:
         """
         entries = parse_entries(text)
         for number, entry in enumerate(entries, start=1):
-            blocked = first_threat_message(entry, "strict")
+            blocked = self._refusal(entry)
             if blocked:
                 return _error(f"Entry {number}: {blocked}")
         total = char_count(entries)
@@ -386,7 +387,7 @@ class MemoryStore:
                 restored = serialize(merged)
             back = [e for e in parse_entries(restored) if e not in state.entries]
             for text in back:
-                blocked = first_threat_message(text, "strict")
+                blocked = self._refusal(text)
                 if blocked:
                     return _error(f"Cannot undo {entry.id}: an entry it brings back is unsafe. {blocked}")
             new_total = char_count(parse_entries(restored))
@@ -400,6 +401,16 @@ class MemoryStore:
         return self._write("undo", change, who="undo", summary=f"undo {entry.id} ({entry.action})")
 
     # ── results ──────────────────────────────────────────────────────────────────────────────────
+    def _refusal(self, content: str) -> str | None:
+        """Why `content` may not be stored: it holds a secret (never shown), or the scanner blocks it."""
+        secret = home_redactor(self.home.root).find(content)
+        if secret is not None:
+            return (
+                f"This entry contains {secret}; secrets are never stored in memory. Save where the secret "
+                "lives (the variable's name or the file), not its value."
+            )
+        return first_threat_message(content, "strict")
+
     def success(self, message: str, entries: list[str]) -> dict[str, Any]:
         """Hermes' success shape: live entries and usage, plus its terminal `done` note."""
         return {

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from engine.config import Config
 from engine.context_files import load_identity, load_project_context
 from engine.home import Home
 from engine.prompt import Layer, SystemPrompt, assemble, guidance_text, make_layer, session_text
+from engine.redact import home_redactor
 
 if TYPE_CHECKING:
     from engine.memory_snapshot import MemorySnapshot
@@ -53,15 +54,18 @@ def _note(*parts: str) -> str:
 
 def identity_layer(home: Home, config: Config, exact: bool = True) -> Layer | None:
     loaded = load_identity(home, int(config.get("context_file_max_chars")))
+    text = home_redactor(home.root, config).tool_text(loaded.text)  # a file's secrets never reach the model
     note = loaded.note
     if loaded.blocked:
         note = _note(note, f"blocked: {', '.join(loaded.blocked)}")
     elif loaded.truncated_from:
         note = _note(note, f"truncated from {loaded.truncated_from:,} chars")
-    return layer("identity", loaded.text, exact=exact, source=loaded.source, note=note)
+    return layer("identity", text, exact=exact, source=loaded.source, note=note)
 
 
-def project_layer(cwd: Path, config: Config, exact: bool = True) -> Layer | None:
+def project_layer(
+    cwd: Path, config: Config, exact: bool = True, redact: Callable[[str], str] = str
+) -> Layer | None:
     loaded = load_project_context(cwd, int(config.get("context_file_max_chars")))
     if loaded is None:
         return None
@@ -72,7 +76,7 @@ def project_layer(cwd: Path, config: Config, exact: bool = True) -> Layer | None
         note = _note(note, f"blocked: {', '.join(loaded.blocked)}")
     elif loaded.truncated_from:
         note = _note(note, f"truncated from {loaded.truncated_from:,} chars")
-    text = f"{PROJECT_CONTEXT_HEADER}\n\n{loaded.text}"
+    text = f"{PROJECT_CONTEXT_HEADER}\n\n{redact(loaded.text)}"
     return layer("context_files", text, exact=exact, source=loaded.source, note=note)
 
 
@@ -91,10 +95,11 @@ def build_system_prompt(
     """Every layer, in the stable-to-volatile order of `engine.prompt.LAYER_ORDER`."""
     names = list(tool_names)
     exact = exact_tokens
+    redact = home_redactor(home.root, config).tool_text  # what files hold of secrets never reaches the model
     layers: list[Layer | None] = [
         identity_layer(home, config, exact),
         layer("guidance", guidance_text(names), exact=exact),
-        project_layer(cwd, config, exact),
+        project_layer(cwd, config, exact, redact),
         layer("session", session_text(model, str(cwd), started), exact=exact),
     ]
     if skills_index is not None and "skill_view" in names:
@@ -103,7 +108,7 @@ def build_system_prompt(
     if snapshot is not None and "memory" in names:
         for target in ("memory", "user"):
             source = str(home.memories / ("MEMORY.md" if target == "memory" else "USER.md"))
-            layers.append(layer(target, snapshot.block(target), exact=exact, source=source))
+            layers.append(layer(target, redact(snapshot.block(target)), exact=exact, source=source))
     return assemble(layers, time.time())
 
 

@@ -10,12 +10,28 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from pathlib import Path
 from typing import Any, NoReturn
 
 SAVED = (
     "hws stopped on an unexpected error (above). Your conversation, memory and skills are saved as they "
     "were; the details are in the home's logs/errors.log. Start hws again to go on."
 )
+
+
+def redact_crash_output(app: Any, home_root: Path, config: Any) -> None:
+    """The traceback Textual prints when the app stops (with each frame's locals) passes the home's
+    redactor, `.env` included. Printed without colours, so no escape code splits a key from its match."""
+    from rich.console import Console
+
+    from engine.redact import RedactingStream, home_redactor
+
+    def redact(text: str) -> str:
+        return home_redactor(home_root, config)(text)
+
+    app.error_console = Console(
+        file=RedactingStream(sys.stderr, redact), markup=False, highlight=False, color_system=None
+    )
 
 
 def crash_code(app: Any) -> int | None:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
-from tui.crash import crash_code, exit_after_crash
+from tui.crash import crash_code, exit_after_crash, redact_crash_output
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
@@ -138,6 +138,7 @@ def _run(home, config, args: argparse.Namespace, scripted: bool, temporary: bool
         offer_setup=bool(config.setup.offer_screen) and not scripted,
     )
     app.handle_terminate = True
+    redact_crash_output(app, home.root, config)
     try:
         result = app.run()
     finally:

@@ -6,7 +6,8 @@ import argparse
 import importlib
 import pkgutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 
 def command_modules() -> list[str]:
@@ -29,15 +30,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one subcommand and return its exit code: 0 ok, 1 refused, 2 usage or config error."""
-    from engine.cli.common import CliExit  # here, not above: engine/lazy_names.py says why
+    """Run one subcommand and return its exit code: 0 ok, 1 refused, 2 usage or config error.
 
+    Everything the command prints passes the home's redactor (`.env`, settings, key shapes), so a key
+    that reaches a message, a stored text or an endpoint's echo is never shown.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()
         return 2
+    redact = _home_redaction(args)
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _redacting(stdout, redact), _redacting(stderr, redact)
+    try:
+        return _run(args, handler, redact)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _run(args: argparse.Namespace, handler: Any, redact: Callable[[str], str]) -> int:
+    from engine.cli.common import CliExit  # here, not above: engine/lazy_names.py says why
+
     try:
         return int(handler(args) or 0)
     except CliExit as exc:
@@ -52,13 +67,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # the last line of defence: a sentence, never a traceback
         import logging
 
-        from engine.redact import Redactor
-
         logging.getLogger("engine.cli").exception("hws %s failed", getattr(args, "command", "?"))
-        detail = Redactor.from_environ()(f"{type(exc).__name__}: {exc}")
+        detail = redact(f"{type(exc).__name__}: {exc}")
         print(
             f"hws {getattr(args, 'command', '')}: unexpected error ({detail}). "
             "This is a bug; the details are in the home's logs/errors.log.",
             file=sys.stderr,
         )
         return 1
+
+
+def _home_redaction(args: argparse.Namespace) -> Callable[[str], str]:
+    """Redaction by the home's keys as they stand at each write (a command may add one to `.env`)."""
+    from engine.home import Home
+    from engine.redact import Redactor, home_redactor
+
+    try:
+        root = Home.resolve(getattr(args, "home", None)).root
+    except (OSError, RuntimeError):  # no home to be found: the environment's keys and the shapes
+        return Redactor.from_environ()
+
+    def redact(text: str) -> str:
+        return home_redactor(root)(text)
+
+    return redact
+
+
+def _redacting(stream: Any, redact: Callable[[str], str]) -> Any:
+    from engine.redact import RedactingStream
+
+    return stream if stream is None else RedactingStream(stream, redact)

@@ -51,6 +51,11 @@ def register(sub: Any) -> None:
         help="the scripted model's scenario: a shipped name or a YAML file (implies --scripted; "
         "default: default)",
     )
+    parser.add_argument(
+        "--request-log",
+        metavar="FILE",
+        help="with the scripted model: append every request it received to FILE as JSON lines",
+    )
     parser.add_argument("--cwd", metavar="DIR", help="working directory of the tools (default: here)")
     parser.set_defaults(handler=run)
 
@@ -84,8 +89,10 @@ def run(args: argparse.Namespace) -> int:
         fail(f"--cwd {args.cwd} is not a folder.")
     server = None
     client = aux_client = None
+    if args.request_log and not (args.scripted or args.scenario):
+        fail("--request-log records what the scripted model received; use it with --scripted or --scenario.")
     if args.scripted or args.scenario:
-        server, client = _scripted_client(args.scenario or "default", home, config)
+        server, client = _scripted_client(args.scenario or "default", home, config, args.request_log)
         aux_client = client
     else:
         from engine.llm import SettingsError, model_settings
@@ -101,7 +108,9 @@ def run(args: argparse.Namespace) -> int:
             server.stop()
 
 
-def _scripted_client(scenario_name: str, home: Home, config: Config) -> tuple[Any, LLMClient]:
+def _scripted_client(
+    scenario_name: str, home: Home, config: Config, request_log: str | None = None
+) -> tuple[Any, LLMClient]:
     from engine.llm import ModelSettings
     from engine.llm.direct import DirectLLMClient
     from engine.model_server import ScenarioError, ScriptedModelServer, load_scenario
@@ -110,7 +119,7 @@ def _scripted_client(scenario_name: str, home: Home, config: Config) -> tuple[An
         scenario = load_scenario(scenario_name)
     except ScenarioError as exc:
         fail(str(exc), EXIT_USAGE)
-    server = ScriptedModelServer(scenario).start()
+    server = ScriptedModelServer(scenario, log_path=request_log).start()
     settings = ModelSettings(
         base_url=server.base_url,
         model=scenario.model,

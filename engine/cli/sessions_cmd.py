@@ -46,7 +46,7 @@ def _run(args: argparse.Namespace, work: Any) -> int:
     home, config = open_home(args)
 
     async def main() -> int:
-        from engine.redact import Redactor
+        from engine.redact import RedactingStream, home_redactor
         from engine.sessions import SessionStore
 
         path = home.state_db
@@ -58,7 +58,7 @@ def _run(args: argparse.Namespace, work: Any) -> int:
             print(f"\rindexing older messages for search: {done:,}/{total:,}", end=end, file=sys.stderr)
 
         store = await SessionStore.open(
-            path, settings=config.sessions, on_progress=progress, redactor=Redactor.from_config(config)
+            path, settings=config.sessions, on_progress=progress, redactor=home_redactor(home.root, config)
         )
         stdout = sys.stdout
         sys.stdout = RedactingStream(stdout, store.redactor)  # what we print of the database, too
@@ -74,20 +74,6 @@ def _run(args: argparse.Namespace, work: Any) -> int:
         return asyncio.run(main())
     except StoreError as exc:
         fail(str(exc), EXIT_REFUSED)
-
-
-class RedactingStream:
-    """A text stream that redacts secrets from each piece written through it."""
-
-    def __init__(self, stream: Any, redact: Any) -> None:
-        self.stream = stream
-        self.redact = redact
-
-    def write(self, text: str) -> int:
-        return int(self.stream.write(self.redact(text)))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.stream, name)
 
 
 def run_list(args: argparse.Namespace) -> int:

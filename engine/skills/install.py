@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.atomic import atomic_write_text, file_lock
+from engine.redact import home_redactor
 from engine.skills import frontmatter as fm
 from engine.skills.discovery import SKILL_FILE, read_head
 from engine.skills.guard import ALLOW, Decision, GuardLimits, GuardReport, scan_folder
@@ -112,6 +113,7 @@ class Installer:
         quarantine.parent.mkdir(parents=True, exist_ok=True)
         shutil.copytree(source, quarantine, symlinks=True, ignore=COPY_SKIP)
         try:
+            self._refuse_secrets(quarantine, name)
             report = scan_folder(quarantine, name, "local", trust, GuardLimits.from_config(self.settings))
             decision = report.decision(force)
             if decision.action != ALLOW:
@@ -122,6 +124,21 @@ class Installer:
             return self._place(quarantine, source, name, category, report, decision, force)
         finally:
             shutil.rmtree(quarantine, ignore_errors=True)
+
+    def _refuse_secrets(self, folder: Path, name: str) -> None:
+        """A skill holding a known secret or a key's shape is never installed, not even with force."""
+        redactor = home_redactor(self.home.root)
+        for path in sorted(folder.rglob("*")):
+            if path.is_symlink() or not path.is_file():
+                continue
+            secret = redactor.find(path.read_bytes().decode("utf-8", errors="ignore"))
+            if secret is not None:
+                shown = path.relative_to(folder).as_posix().encode("unicode_escape").decode("ascii")
+                raise InstallError(
+                    f"Skill '{name}' was not installed: {shown} contains {secret}; secrets are never "
+                    "stored in skills. Take it out of the file (refer to the variable that holds it) and "
+                    "install again."
+                )
 
     def _place(
         self,

@@ -25,6 +25,7 @@ from engine.atomic import (
     compare_and_replace,
     file_lock,
 )
+from engine.redact import home_redactor
 from engine.skills import frontmatter as fm
 from engine.skills.discovery import SKILL_FILE, SUPPORT_DIRS, Catalog, Skill
 from engine.skills.guard import CRITICAL, GuardLimits, GuardReport, scan_folder
@@ -34,6 +35,7 @@ from engine.skills.paths import PathRefused, relative_path_error, resolve_inside
 from engine.skills.view import error, find_skill, linked_files
 
 ACTIONS = ("create", "patch", "edit", "delete", "write_file", "remove_file")
+SECRET_CHECKED_FIELDS = ("content", "new_string", "file_content")  # the text a write would store
 GUARDED_WRITERS = frozenset({"agent", "review"})
 PREVIEW_CHARS = 500
 ARCHIVE_DIR = ".archive"
@@ -220,6 +222,9 @@ class SkillManager:
             return error(f"Unknown action {action!r}; use one of: {', '.join(ACTIONS)}.")
         if not args.get("name"):
             return error("name is required.")
+        refused = self._secret_refusal(args)
+        if refused is not None:
+            return refused
         try:
             with self.lock():
                 refused = precondition() if precondition is not None else None
@@ -234,6 +239,19 @@ class SkillManager:
             )
         except (WriteError, OSError) as exc:
             return error(f"Could not {action} skill '{args.get('name')}': {exc}")
+
+    def _secret_refusal(self, args: dict[str, Any]) -> dict[str, Any] | None:
+        """A write whose text holds a known secret or a key's shape is refused, the secret never echoed."""
+        redactor = home_redactor(self.home.root)
+        for field_name in SECRET_CHECKED_FIELDS:
+            text = args.get(field_name)
+            secret = redactor.find(text) if isinstance(text, str) else None
+            if secret is not None:
+                return error(
+                    f"The skill's {field_name} contains {secret}; secrets are never stored in skills. "
+                    "Nothing was written: refer to the variable that holds it (`$NAME`) instead."
+                )
+        return None
 
     def _content_problem(self, content: object, name: str) -> str | None:
         problem = fm.content_error(content)

@@ -15,6 +15,7 @@ from typing import Any
 from engine.config import Config
 from engine.events import ApprovalNeeded, ApprovedBySession, Event
 from engine.home import Home
+from engine.redact import Redactor, home_redactor
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +99,12 @@ class ToolContext:
     def for_call(self, call_id: str) -> ToolContext:
         """This context for one tool call: the same session state, with the call's id on what it asks."""
         return dataclasses.replace(self, call_id=call_id) if call_id != self.call_id else self
+
+    @property
+    def redactor(self) -> Redactor:
+        """The home's redactor as `.env` stands now, with this session's settings: every tool result
+        passes through it before the model reads it."""
+        return home_redactor(self.home.root, self.config)
 
     def resource(self, name: str) -> Any:
         """A store the agent attached; a missing one is a tool error the model can read."""

@@ -14,6 +14,7 @@ from typing import Any
 from engine.atomic import WriteError, atomic_write_text, content_hash
 from engine.tools import paths
 from engine.tools.context import ToolContext
+from engine.tools.hidden_secrets import MISSING_HINT, refuse_hidden_secret_loss
 from engine.tools.preview import count_lines, one_line, plural, quoted
 from engine.tools.registry import Tool, ToolError, ToolResult
 
@@ -125,9 +126,10 @@ def _write_file(ctx: ToolContext, target: paths.ResolvedPath, content: str) -> T
             f"{shown} changed on disk since you last read or wrote it (someone else edited it). "
             "Read it again and redo your change on the current text; nothing was written."
         )
+    old_text = before.decode("utf-8", errors="replace") if before is not None else ""
+    refuse_hidden_secret_loss(ctx.redactor, old_text if before is not None else None, content, shown)
     _write(ctx, path, content)
     lines, size = count_lines(content), len(content.encode("utf-8"))
-    old_text = before.decode("utf-8", errors="replace") if before is not None else ""
     diff = unified_diff(old_text, content, shown, int(ctx.config.tool_output.diff_max_lines))
     if before is None:
         return ToolResult(
@@ -180,6 +182,7 @@ def _patch(ctx: ToolContext, target: paths.ResolvedPath, old: str, new: str, rep
             "lines to make it unique, or set replace_all to true to change every one."
         )
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    refuse_hidden_secret_loss(ctx.redactor, text, updated, shown)
     if _read_bytes(path, shown) != data:
         raise ToolError(f"{shown} changed while it was being patched; read it again and retry.")
     _write(ctx, path, updated)
@@ -207,6 +210,8 @@ def _miss_message(text: str, old: str, shown: str, preview_lines: int) -> str:
     old_lines = [line for line in old.split("\n") if line.strip()]
     if old_lines and all(_LINE_PREFIX.match(line) for line in old_lines):
         hints.append("old_string starts its lines with `N|` prefixes from read_file; leave those out.")
+    elif "[REDACTED]" in old and "[REDACTED]" not in text:
+        hints.append(MISSING_HINT)
     elif " ".join(old.split()) in " ".join(text.split()):
         hints.append("The text is there, but its whitespace or indentation differs; copy it exactly.")
     anchor = _closest_line(lines, old_lines[0].strip() if old_lines else "")

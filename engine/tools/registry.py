@@ -166,10 +166,13 @@ class ToolRegistry:
     ) -> ToolOutcome:
         """Run one tool call and return its outcome; every failure becomes an error result.
 
-        `call_id` (the model's id for the call) is carried on what the call asks the person.
+        `call_id` (the model's id for the call) is carried on what the call asks the person. Secrets
+        never reach the model: the content, summary and display are redacted here, for every tool,
+        before the output caps (the literal keys of the home, key shapes, `PASSWORD=…` forms).
         """
         started = time.perf_counter()
         ctx = ctx.for_call(call_id)
+        redact = ctx.redactor.tool_text
         limits = Limits.from_config(ctx.config)
         width = int(ctx.config.tool_output.preview_chars)
         arguments: dict[str, Any] = {}
@@ -183,19 +186,20 @@ class ToolRegistry:
                 raise ToolError(f"Invalid arguments for {name}: {' '.join(problems)}")
             returned = await tool.handler(arguments, ctx)
         except ToolError as exc:
-            return _error_outcome(name, arguments, str(exc), started, limits, width)
+            return _error_outcome(name, arguments, redact(str(exc)), started, limits, width)
         except Exception as exc:  # a bug or an OS failure inside a handler must not end the turn
-            message = f"{name} failed: {type(exc).__name__}: {exc}"
+            message = redact(f"{name} failed: {type(exc).__name__}: {exc}")
             return _error_outcome(name, arguments, message, started, limits, width)
         try:
             result = returned if isinstance(returned, ToolResult) else ToolResult(_plain(returned))
-            if isinstance(result.content, str):
-                content, cut = cap_text(result.content, limits)
+            clean = ctx.redactor.tool_value(result.content)  # before the caps: a cut must not halve a key
+            if isinstance(clean, str):
+                content, cut = cap_text(clean, limits)
             else:
-                content, cut = cap_json(result.content, limits)
-            summary = result.summary or default_summary(result.content, width)
+                content, cut = cap_json(clean, limits)
+            summary = redact(result.summary) or default_summary(clean, width)
         except Exception as exc:  # a result that cannot be serialised is the tool's bug, not the turn's
-            message = f"{name} returned a result that cannot be sent: {type(exc).__name__}: {exc}"
+            message = redact(f"{name} returned a result that cannot be sent: {type(exc).__name__}: {exc}")
             return _error_outcome(name, arguments, message, started, limits, width)
         return ToolOutcome(
             name=name,
@@ -203,7 +207,7 @@ class ToolRegistry:
             content=content,
             ok=result.ok,
             summary=one_line(summary, width),
-            display=result.display,
+            display=redact(result.display),
             duration_s=time.perf_counter() - started,
             cut=cut,
         )
