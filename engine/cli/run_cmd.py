@@ -140,7 +140,7 @@ async def _run_turn(
             cwd=cwd,
             resume=args.session,
             source="cli",
-            approve=None if args.yolo else TerminalApprover(printer),
+            approve=TerminalApprover(printer),  # under --yolo it still gets the questions that always ask
             yolo=True if args.yolo else None,
             client=client,
             aux_client=aux_client,
