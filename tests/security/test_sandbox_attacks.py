@@ -203,3 +203,26 @@ def test_leaving_the_sandbox_is_asked_and_declined_even_under_yolo(world: dict[s
     assert protected(world) == before
     assert [('"declined": true' in r["result"]) for r in results] == [True, True]
     assert "outside the sandbox" in done.stderr  # the question hws run could not put to anyone
+
+
+def test_without_bwrap_what_may_write_is_asked_and_doctor_says_how_to_install(
+    world: dict[str, Path], tmp_path: Path
+) -> None:
+    """bwrap missing: a write is asked (and declined: nobody to ask), a read runs; doctor names the fix."""
+    env = hws_env(world["home"], HWS_BWRAP=str(tmp_path / "no-bwrap"))
+    path = scenario(world["parent"], [{"command": "echo x >> ~/.bashrc"}, {"command": "ls victim"}])
+    done = hws(
+        "run", "--scenario", str(path), "--json", "go", home=world["home"], cwd=world["project"], env=env
+    )
+    assert_clean_exit(done)
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    [asked] = [e for e in events if e["type"] == "approval_needed"]
+    assert asked["rule"] == "no-sandbox" and asked["command"] == "echo x >> ~/.bashrc"
+    write, read = [e for e in events if e["type"] == "tool_finished"]
+    assert '"declined": true' in write["result"] and "data.txt" in read["result"]
+    assert (world["user"] / ".bashrc").read_text() == "# bashrc\n"
+    doctor = hws("doctor", "--offline", home=world["home"], env=env)
+    assert "terminal: no sandbox (bwrap is not installed" in doctor.stdout
+    assert "sudo apt-get install bubblewrap" in doctor.stdout
+    working = hws("doctor", "--offline", home=world["home"])
+    assert "terminal sandbox: bubblewrap" in working.stdout and "network off by default" in working.stdout
