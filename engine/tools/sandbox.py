@@ -2,10 +2,12 @@
 
 A sandboxed command sees the whole file system read-only except the working folder and a private
 `/tmp`; a fresh `/proc` and `/dev`; no network unless asked for; no capabilities. Whatever the
-working folder is, the home's control files stay read-only and `.env`/`auth.json` read as empty;
+working folder is, the home's control files stay read-only and `.env`/`auth.json` cannot be read;
 when the working folder holds the user's home folder, its hidden entries (shell profiles, `~/.ssh`,
-`~/.config`) stay read-only and nothing new appears at its top level. Unix sockets under `/run`
-(a container daemon, the session bus) are masked, since one would run commands outside.
+`~/.config`) stay read-only and nothing new appears at its top level; shell profiles linked into the
+working folder and the project's `.git/hooks` and `.git/config` (which run later, outside) stay
+read-only too. Unix sockets under `/run` (a container daemon, the session bus) are masked, since
+one would run commands outside.
 
 Each command gets its own PID namespace: when the command exits, is killed, or bwrap dies, every
 process it started dies with it, so the terminal's process-group kill still ends everything.
