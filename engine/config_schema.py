@@ -228,6 +228,16 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         ),
         "kill_grace": S(1.0, "Seconds between SIGTERM and SIGKILL for a command that timed out.", 0),
         "exit_drain": S(0.5, "Seconds to keep reading output after the shell exits (background jobs).", 0),
+        "sandbox": S(
+            "bubblewrap",
+            "How terminal commands are confined. `bubblewrap`: under bwrap, only the working folder "
+            "and a private /tmp are writable, the home's control files are read-only and .env/auth.json "
+            "unreadable, secrets are left out of the environment, and there is no network unless the "
+            "user approves it; where bwrap is missing or cannot start, every command that is not "
+            "read-only asks first. `none`: commands run with your whole file system, network and "
+            "environment, and only destructive ones ask.",
+            choices=("bubblewrap", "none"),
+        ),
     },
     "tool_output": {
         "max_bytes": S(50_000, "Largest tool result sent to the model, in bytes.", 100),

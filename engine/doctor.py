@@ -23,7 +23,7 @@ MIB = 1024 * 1024
 
 @dataclass(frozen=True)
 class Finding:
-    area: str  # home | memory | skills | database | config | endpoint
+    area: str  # home | memory | skills | database | config | sandbox | endpoint
     level: str  # ok | warning | error
     message: str
     fix: str = ""
@@ -45,6 +45,7 @@ def run_checks(home: Home, *, endpoint: bool = True) -> list[Finding]:
     findings += check_skills(home, effective)
     findings += check_database(home, effective)
     findings += config_findings
+    findings += check_sandbox(effective)
     if endpoint and config is not None and bool(config.doctor.check_endpoint):
         findings += check_model_endpoint(config)
     elif endpoint and config is not None:
@@ -362,6 +363,16 @@ def _schema_findings(connection: sqlite3.Connection, oldest: int, newest: int) -
     else:
         sessions = connection.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
         yield Finding("database", OK, f"schema {version}, {sessions:,} sessions")
+
+
+# ── the terminal's sandbox ───────────────────────────────────────────────────────────────────────
+
+
+def check_sandbox(config: Config) -> list[Finding]:
+    from engine.tools.sandbox import doctor_line, sandbox_status
+
+    ok, message, fix = doctor_line(sandbox_status(config))
+    return [Finding("sandbox", OK if ok else WARNING, message, fix)]
 
 
 # ── the config and the model ─────────────────────────────────────────────────────────────────────

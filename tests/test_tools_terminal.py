@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import time
 from pathlib import Path
 
@@ -29,15 +30,6 @@ def alive(pid: int) -> bool:
     except (FileNotFoundError, IndexError):
         return False
     return state != "Z"
-
-
-async def wait_for_file(path: Path, seconds: float = 5) -> str:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if path.exists() and path.read_text().strip():
-            return path.read_text().strip()
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"{path} never appeared")
 
 
 async def test_runs_in_the_working_directory_and_reports_the_exit_code(bench: Bench) -> None:
@@ -79,57 +71,98 @@ async def test_a_flood_of_output_is_read_in_bounded_memory(tmp_path: Path, herme
     assert "[29,99" in outcome.content  # the bytes dropped between head and tail are counted
 
 
-async def test_timeout_kills_the_whole_process_group(tmp_path: Path, hermes_home: Path) -> None:
-    config = with_settings(terminal__timeout=1, terminal__kill_grace=0.5)
+def running(marker: str) -> list[int]:
+    """Host pids of live processes whose command line holds `marker` (a sandbox's pids are its own)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if marker in cmdline and "bwrap" not in cmdline and alive(int(entry.name)):
+                found.append(int(entry.name))
+    return found
+
+
+def sleep_marker() -> str:
+    """A sleep duration no other process has, so its process can be found on the host."""
+    return f"600.{secrets.randbelow(10**9):09d}"
+
+
+async def gone(marker: str, seconds: float = 3) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not running(marker):
+            return True
+        await asyncio.sleep(0.02)
+    return False
+
+
+SANDBOXES = ["bubblewrap", "none"]
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+async def test_timeout_kills_the_whole_process_group(sandbox: str, tmp_path: Path, hermes_home: Path) -> None:
+    config = with_settings(terminal__timeout=1, terminal__kill_grace=0.5, terminal__sandbox=sandbox)
     bench = make_bench(tmp_path, hermes_home, config)
-    command = "sleep 60 & echo $! > child.pid; echo started; sleep 60"
+    child, main = sleep_marker(), sleep_marker()
+    command = f"sleep {child} & echo started; setsid sleep {child} & sleep {main}"
     started = time.monotonic()
     outcome = await bench.call("terminal", {"command": command})
     assert time.monotonic() - started < 5
     assert not outcome.ok and "timed out after 1s" in outcome.content and "started" in outcome.content
     assert outcome.summary == "timed out after 1s, 1 line"
-    child = int((bench.cwd / "child.pid").read_text())
-    for _ in range(50):
-        if not alive(child):
-            break
-        await asyncio.sleep(0.02)
-    assert not alive(child)
+    assert await gone(main)
+    survivors = running(child)
+    for pid in survivors:  # without a sandbox, a setsid child leaves the group: it is cleaned up here
+        os.kill(pid, 9)
+    assert len(survivors) == (0 if sandbox == "bubblewrap" else 1)
 
 
-async def test_a_child_that_ignores_sigterm_is_killed_anyway(tmp_path: Path, hermes_home: Path) -> None:
-    bench = make_bench(tmp_path, hermes_home, with_settings(terminal__timeout=1, terminal__kill_grace=0.3))
-    command = "(trap '' TERM; echo $BASHPID > stubborn.pid; exec sleep 60) & sleep 60"
-    outcome = await bench.call("terminal", {"command": command})
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+async def test_a_child_that_ignores_sigterm_is_killed_anyway(
+    sandbox: str, tmp_path: Path, hermes_home: Path
+) -> None:
+    config = with_settings(terminal__timeout=1, terminal__kill_grace=0.3, terminal__sandbox=sandbox)
+    bench = make_bench(tmp_path, hermes_home, config)
+    stubborn = sleep_marker()
+    outcome = await bench.call("terminal", {"command": f"(trap '' TERM; exec sleep {stubborn}) & sleep 60"})
     assert "timed out" in outcome.content
-    pid = int((bench.cwd / "stubborn.pid").read_text())
-    for _ in range(100):
-        if not alive(pid):
-            break
-        await asyncio.sleep(0.02)
-    assert not alive(pid)
+    assert await gone(stubborn)
 
 
-async def test_the_model_cannot_raise_the_timeout_past_the_maximum(tmp_path: Path, hermes_home: Path) -> None:
-    config = with_settings(terminal__timeout=30, terminal__max_timeout=1, terminal__kill_grace=0.2)
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+async def test_the_model_cannot_raise_the_timeout_past_the_maximum(
+    sandbox: str, tmp_path: Path, hermes_home: Path
+) -> None:
+    config = with_settings(
+        terminal__timeout=30, terminal__max_timeout=1, terminal__kill_grace=0.2, terminal__sandbox=sandbox
+    )
     bench = make_bench(tmp_path, hermes_home, config)
     outcome = await bench.call("terminal", {"command": "sleep 30", "timeout": 999})
     assert "timed out after 1s" in outcome.content
 
 
-async def test_an_interrupted_turn_kills_the_command(bench: Bench) -> None:
-    task = asyncio.ensure_future(bench.call("terminal", {"command": "sleep 60 & echo $! > bg.pid; sleep 60"}))
-    child = int(await wait_for_file(bench.cwd / "bg.pid"))
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+async def test_an_interrupted_turn_kills_the_command(sandbox: str, tmp_path: Path, hermes_home: Path) -> None:
+    config = with_settings(terminal__kill_grace=0.5, terminal__sandbox=sandbox)
+    bench = make_bench(tmp_path, hermes_home, config)
+    child, main = sleep_marker(), sleep_marker()
+    task = asyncio.ensure_future(bench.call("terminal", {"command": f"sleep {child} & sleep {main}"}))
+    deadline = time.monotonic() + 5
+    while not (running(child) and running(main)):
+        assert time.monotonic() < deadline, "the command never started"
+        await asyncio.sleep(0.02)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    for _ in range(100):
-        if not alive(child):
-            break
-        await asyncio.sleep(0.02)
-    assert not alive(child)
+    assert await gone(child) and await gone(main)
 
 
-async def test_background_jobs_do_not_hold_the_call_open(bench: Bench) -> None:
+async def test_background_jobs_do_not_hold_the_call_open(tmp_path: Path, hermes_home: Path) -> None:
+    config = with_settings(terminal__kill_grace=0.5, terminal__exit_drain=0.3, terminal__sandbox="none")
+    bench = make_bench(tmp_path, hermes_home, config)
     started = time.monotonic()
     outcome = await bench.call("terminal", {"command": "sleep 30 & echo $! > bg.pid; echo launched"})
     try:
@@ -138,6 +171,15 @@ async def test_background_jobs_do_not_hold_the_call_open(bench: Bench) -> None:
         assert "background processes still hold the output" in outcome.content
     finally:
         os.kill(int((bench.cwd / "bg.pid").read_text()), 9)
+
+
+async def test_in_the_sandbox_background_jobs_end_with_the_command(bench: Bench) -> None:
+    background = sleep_marker()
+    started = time.monotonic()
+    outcome = await bench.call("terminal", {"command": f"sleep {background} & echo launched"})
+    assert time.monotonic() - started < 3
+    assert outcome.ok and outcome.content.endswith("\nlaunched")
+    assert await gone(background)
 
 
 async def test_a_vanished_working_directory_is_an_error(bench: Bench) -> None:

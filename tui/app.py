@@ -24,6 +24,7 @@ from textual.screen import Screen
 from engine.config import Config
 from engine.home import Home
 from engine.redact import Redactor
+from engine.tools.sandbox import sandbox_status
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
 from tui.agent_port import AgentPort, drive_turn, interrupt
@@ -258,6 +259,7 @@ class HwsApp(
                 model=self.config.model_name,
                 context_window=window,
                 show_cost=bool(self.config.display.show_cost),
+                sandbox=sandbox_status(self.config).status_text,
             ),
         )
         self._main = MainScreen(settings, clock=self.clock, wall_clock=self.wall_clock)

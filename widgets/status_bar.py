@@ -27,6 +27,7 @@ class StatusState:
     note: str = ""
     note_level: str = "info"
     files: str = ""  # how the home is watched when not by file events ("files: polling every 1s")
+    sandbox: str = ""  # what confines terminal commands when it is not the sandbox ("terminal: no sandbox")
     hints: str = "^p palette  ^r sessions  f12 keys"
 
 
@@ -100,6 +101,8 @@ class StatusBar(Widget):
         parts += [sep, ("working…", "bold $accent") if state.working else ("idle", "")]
         if state.files:
             parts += [sep, (state.files, "$warning")]
+        if state.sandbox:
+            parts += [sep, (state.sandbox, "$warning")]
         if state.note:
             style = {"warning": "$warning", "error": "$error"}.get(state.note_level, "")
             parts += [sep, (state.note, style)]

@@ -149,7 +149,7 @@ async def _run_turn(
             cwd=cwd,
             resume=args.session,
             source="cli",
-            approve=None if args.yolo else TerminalApprover(printer),
+            approve=TerminalApprover(printer, yolo=args.yolo),  # --yolo leaves it what always asks
             yolo=True if args.yolo else None,
             client=client,
             aux_client=aux_client,
@@ -171,14 +171,14 @@ async def _run_turn(
 class TerminalApprover:
     """Asks on the terminal when there is one; with nobody to ask, a destructive action is declined."""
 
-    def __init__(self, printer: Any) -> None:
+    def __init__(self, printer: Any, *, yolo: bool = False) -> None:
         self.printer = printer
+        self.yolo = yolo  # then every question that reaches it is one --yolo never answers
 
     async def __call__(self, request: ApprovalRequest) -> str:
         if not (sys.stdin.isatty() and sys.stderr.isatty()):
-            self.printer.note(
-                f"declined: {request.command} ({request.reason}); no terminal to ask — pass --yolo to allow"
-            )
+            hint = "--yolo never answers this question" if self.yolo else "pass --yolo to allow"
+            self.printer.note(f"declined: {request.command} ({request.reason}); no terminal to ask — {hint}")
             return "deny"
         question = f"Allow `{request.command}`? {request.reason}  [o]nce / [s]ession / [d]eny: "
         answer = await asyncio.to_thread(_ask, question)

@@ -1,5 +1,10 @@
 """`terminal`: one shell command in the working directory, with a timeout, capped output and approvals.
 
+On Linux the command runs inside the sandbox (engine/tools/sandbox.py): writes reach only the working
+folder and a private /tmp, there is no network unless the user approves it, and secrets are not in its
+environment. The model may ask to run a command outside the sandbox; the user is asked every time.
+Where the sandbox cannot start, every command that is not provably read-only asks first.
+
 The command runs in its own process group, so a timeout or an interrupted turn kills everything it
 started, not just the shell. Output is read as it arrives into a bounded head and tail, so a command
 that prints gigabytes costs no more memory than one that prints the cap.
@@ -13,33 +18,43 @@ import os
 import shutil
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.tools.context import Decision, ToolContext
-from engine.tools.danger import find_dangers
+from engine.tools.command_env import command_environment
+from engine.tools.context import ToolContext
 from engine.tools.preview import count_lines, one_line, plural
 from engine.tools.registry import Tool, ToolError, ToolResult
+from engine.tools.sandbox import SandboxStatus, bwrap_argv, refusal_notes, sandbox_status
+from engine.tools.terminal_approval import approve_command
 
 READ_CHUNK = 65536
-QUIET_ENV = {
-    "PAGER": "cat",
-    "GIT_PAGER": "cat",
-    "GIT_TERMINAL_PROMPT": "0",
-    "DEBIAN_FRONTEND": "noninteractive",
-}
 
 DESCRIPTION = (
     "Run a bash command in the working directory (a fresh shell each call; stdin closed; stderr merged "
-    "into stdout). Returns the exit code and output. Destructive commands need the user's approval."
+    "into stdout). Returns the exit code and output. It runs in a sandbox: only the working directory "
+    "and a private /tmp are writable; the home's .env and auth.json cannot be read; secrets are not "
+    "in the environment; background processes end with the command; and there is no network unless you "
+    "set `network: true` (the user is asked). If the sandbox refuses what the command truly needs, call "
+    "again with `sandbox: false` and a `why`: the user is asked every time. Destructive commands need "
+    "the user's approval."
 )
 PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
         "command": {"type": "string"},
         "timeout": {"type": "integer", "minimum": 1, "description": "Seconds before it is killed."},
+        "network": {
+            "type": "boolean",
+            "description": "true when the command needs the network (downloads, installs, git fetch).",
+        },
+        "sandbox": {
+            "type": "boolean",
+            "description": "false to run outside the sandbox (whole file system and network); needs `why`.",
+        },
+        "why": {"type": "string", "description": "Why it must run outside the sandbox, shown to the user."},
     },
     "required": ["command"],
     "additionalProperties": False,
@@ -101,57 +116,69 @@ async def terminal(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     cwd = Path(ctx.cwd)
     if not cwd.is_dir():
         raise ToolError(f"The working directory {cwd} no longer exists; nothing was run.")
-    dangers = find_dangers(command, cwd)
-    if dangers:
-        reason = " ".join(d.description for d in dangers)
-        grants = tuple(f"terminal:{d.category}" for d in dangers)
-        decision = await ctx.ask("terminal", command, reason, grants)
-        if decision is Decision.DENY:
-            return ToolResult(
-                {
-                    "declined": True,
-                    "message": f"The user declined to run this command. {reason} "
-                    "Do not run it again; find another way or ask the user what they want.",
-                },
-                ok=False,
-                summary="declined by the user",
-            )
+    status = await asyncio.to_thread(sandbox_status, ctx.config)
+    network = bool(args.get("network"))
+    outside = args.get("sandbox") is False and status.active
+    why = str(args.get("why") or "").strip()
+    declined = await approve_command(ctx, command, cwd, status, network=network, outside=outside, why=why)
+    if declined is not None:
+        return declined
+    sandboxed = status.active and not outside
+    argv, env = _launch(command, ctx, status if sandboxed else None, network=network)
     run = await run_command(
-        command,
+        argv,
         cwd,
+        env,
         timeout,
         int(section.max_output_chars),
         float(section.output_head_share),
         float(section.kill_grace),
         float(section.exit_drain),
     )
-    return _result(run, timeout)
+    failed = run.timed_out or run.exit_code != 0
+    notes = (
+        refusal_notes(run.output, cwd, network=network, command=command, failed=failed) if sandboxed else []
+    )
+    return _result(run, timeout, notes)
+
+
+def _launch(
+    command: str, ctx: ToolContext, sandbox: SandboxStatus | None, *, network: bool
+) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment of the command: under bwrap when `sandbox` is given."""
+    if sandbox is None:
+        return [shell(), "-c", command], command_environment(ctx.config, os.environ)
+    env = command_environment(ctx.config, os.environ, TMPDIR="/tmp")
+    home = env.get("HOME")
+    prefix = bwrap_argv(
+        sandbox.binary, Path(ctx.cwd), ctx.home.root, network=network, user_home=Path(home) if home else None
+    )
+    return [*prefix, shell(), "-c", command], env
 
 
 async def run_command(
-    command: str,
+    argv: Sequence[str],
     cwd: Path,
+    env: Mapping[str, str],
     timeout: float,
     max_chars: int,
     head_share: float,
     kill_grace: float,
     exit_drain: float,
 ) -> _Run:
-    """Run `command` under bash in its own process group and collect its capped output."""
+    """Run `argv` in its own process group and collect its capped output."""
     started = time.perf_counter()
     # Bytes kept: up to 4 per character, so the character cap below is what really cuts.
     capture = _Capture(int(max_chars * head_share) * 4, (max_chars - int(max_chars * head_share)) * 4)
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
-            shell(),
-            "-c",
-            command,
+            *argv,
             cwd=cwd,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
-            env={**os.environ, **QUIET_ENV},
+            env=dict(env),
         )
     )
     try:
@@ -232,7 +259,7 @@ async def _kill_group(process: asyncio.subprocess.Process, reader: asyncio.Task[
     await _exited(process, reader, 5)
 
 
-def _result(run: _Run, timeout: float) -> ToolResult:
+def _result(run: _Run, timeout: float, sandbox_notes: Sequence[str] = ()) -> ToolResult:
     lines = count_lines(run.output)
     if run.timed_out:
         status = f"timed out after {timeout:g}s; the command and its children were killed"
@@ -244,6 +271,7 @@ def _result(run: _Run, timeout: float) -> ToolResult:
     notes = []
     if run.lingering:
         notes.append("[background processes still hold the output; later output is not captured]")
+    notes += sandbox_notes
     body = run.output if run.output else "(no output)"
     text = "\n".join([header, body.rstrip("\n"), *notes])
     return ToolResult(text, ok=not run.timed_out and run.exit_code == 0, summary=summary)
