@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.tools.context import Decision, ToolContext
-from engine.tools.danger import find_dangers
+from engine.tools.danger import approval_terms, find_dangers
 from engine.tools.preview import count_lines, one_line, plural
 from engine.tools.registry import Tool, ToolError, ToolResult
 
@@ -103,9 +103,17 @@ async def terminal(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError(f"The working directory {cwd} no longer exists; nothing was run.")
     dangers = find_dangers(command, cwd)
     if dangers:
-        reason = " ".join(d.description for d in dangers)
-        grants = tuple(f"terminal:{d.category}" for d in dangers)
-        decision = await ctx.ask("terminal", command, reason, grants)
+        terms = approval_terms(dangers, ctx.state.approvals)
+        reason = terms.reason
+        decision = await ctx.ask(
+            "terminal",
+            command,
+            reason,
+            terms.grants,
+            rule=terms.rule,
+            scope=terms.scope,
+            allow_session=terms.allow_session,
+        )
         if decision is Decision.DENY:
             return ToolResult(
                 {

@@ -1,0 +1,106 @@
+"""One command, read to the end: every program it runs (through nested shells, `eval`, wrappers and
+interpreters), every file it writes, and every rule those match.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.tools.shell.code_scan import scan_code
+from engine.tools.shell.findings import Call, Code, Finding
+from engine.tools.shell.git import judge_git
+from engine.tools.shell.network import judge_network
+from engine.tools.shell.parse import CLOSED, Source, parse_script
+from engine.tools.shell.rules import judge, sql_findings
+from engine.tools.shell.runners import makefile_recipes
+from engine.tools.shell.targets import resolve
+from engine.tools.shell.unwrap import Executed, assignment_items, expand
+from engine.tools.shell.writes import Target, call_writes, classify
+
+MAX_DEPTH = 8  # nested shells (`bash -c "bash -c …"`, eval, here-documents) followed before asking
+MAX_CODE_CHARS = 100_000  # longer nested code is not read: it asks
+
+
+@dataclass
+class Analysis:
+    """What reading a command found: its programs, its file writes and the rules they match."""
+
+    findings: list[Finding] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    writes: list[Target] = field(default_factory=list)
+    executed: list[Executed] = field(default_factory=list)
+    nested: int = 0  # code strings read besides the command itself
+    heredocs: bool = False  # some program reads a here-document or here-string
+
+
+def analyze(command: str, cwd: Path, home: str | None, hermes_home: str | None) -> Analysis:
+    """Read `command` as bash would run it in `cwd` and judge everything it does."""
+    analysis = Analysis()
+    _read(analysis, command, cwd, CLOSED, 0, "", home)
+    for call in analysis.calls:
+        analysis.findings.extend(judge(call))
+        if call.name == "git":
+            analysis.findings.extend(judge_git(call))
+        analysis.findings.extend(judge_network(call))
+        analysis.writes.extend(call_writes(call))
+    for target in analysis.writes:
+        analysis.findings.extend(classify(target, cwd, hermes_home, home))
+    analysis.findings.extend(_runs_what_it_writes(analysis))
+    return analysis
+
+
+def _read(
+    analysis: Analysis, text: str, cwd: Path | None, stdin: Source, depth: int, via: str, home: str | None
+) -> None:
+    if depth > MAX_DEPTH or len(text) > MAX_CODE_CHARS:
+        analysis.findings.append(Finding("too-deep", text[:200], detail=via or "the command"))
+        return
+    script = parse_script(text, cwd, stdin, depth, via, home)
+    for problem in script.problems:
+        analysis.findings.append(Finding(problem.rule, problem.text, detail=problem.text[:60]))
+    for write in script.writes:
+        empties = write.op in (">", ">|", "&>")
+        analysis.writes.append(Target(write.op, write.target, write.cwd, write.text, empties))
+    for invocation in script.invocations:
+        if invocation.stdin.origin in ("a here-document", "a here-string", "a here-document with expansions"):
+            analysis.heredocs = True
+        call = Call(invocation.words, invocation, invocation.via)
+        items = [*assignment_items(call, invocation.assignments), *expand(call)]
+        for item in items:
+            if isinstance(item, Call):
+                analysis.calls.append(item)
+            elif isinstance(item, Finding):
+                analysis.findings.append(item)
+            elif isinstance(item, Executed):
+                analysis.executed.append(item)
+            elif isinstance(item, Code):
+                _code(analysis, item, depth, home)
+
+
+def _code(analysis: Analysis, code: Code, depth: int, home: str | None) -> None:
+    analysis.nested += 1
+    if code.text is None:
+        analysis.findings.append(Finding("unprovable-shell-code", code.call.text(), detail=code.via))
+        return
+    if code.language in ("shell", "make"):
+        text = makefile_recipes(code.text) if code.language == "make" else code.text
+        _read(analysis, text, code.call.folder, code.call.inv.stdin, depth + 1, code.via, home)
+        return
+    for rule, what in scan_code(code.language, code.text):
+        analysis.findings.append(Finding(rule, code.call.text(), detail=f"{code.via}: {what}"))
+    analysis.findings.extend(sql_findings(code.text, code.call.text()))
+
+
+def _runs_what_it_writes(analysis: Analysis) -> list[Finding]:
+    written = {resolve(t.word.value, t.cwd) for t in analysis.writes if t.word.value is not None}
+    found: list[Finding] = []
+    for item in analysis.executed:
+        value = item.word.value or ""
+        path = resolve(value, item.cwd)
+        if path is not None and path in written:
+            found.append(Finding("runs-written-file", item.subject, detail=value))
+        elif item.script and path is not None and not os.path.exists(path):
+            found.append(Finding("runs-missing-script", item.subject, detail=value))
+    return found
