@@ -123,7 +123,7 @@ def is_read_only(command: str, cwd: Path) -> bool:
     """
     home = os.environ.get("HOME") or None
     analysis = analyze(command, cwd, home, str(resolve_home_path()))
-    if analysis.findings or analysis.nested or analysis.heredocs or not analysis.calls:
+    if analysis.findings or analysis.nested or analysis.heredocs or analysis.incomplete or not analysis.calls:
         return False
     if any(t.word.value not in _HARMLESS_TARGETS for t in analysis.writes):
         return False

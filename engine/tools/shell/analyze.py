@@ -33,6 +33,7 @@ class Analysis:
     executed: list[Executed] = field(default_factory=list)
     nested: int = 0  # code strings read besides the command itself
     heredocs: bool = False  # some program reads a here-document or here-string
+    incomplete: bool = False  # some part did not parse cleanly (even where bash would refuse it whole)
 
 
 def analyze(command: str, cwd: Path, home: str | None, hermes_home: str | None) -> Analysis:
@@ -58,6 +59,7 @@ def _read(
         analysis.findings.append(Finding("too-deep", text[:200], detail=via or "the command"))
         return
     script = parse_script(text, cwd, stdin, depth, via, home)
+    analysis.incomplete = analysis.incomplete or script.incomplete
     for problem in script.problems:
         analysis.findings.append(Finding(problem.rule, problem.text, detail=problem.text[:60]))
     for write in script.writes:

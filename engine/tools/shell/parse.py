@@ -96,6 +96,7 @@ class Script:
     writes: list[Write] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     function_names: set[str] = field(default_factory=set)
+    incomplete: bool = False  # the grammar met an error, even one bash refuses as a whole
 
 
 def join_continuations(text: str) -> str:
@@ -142,6 +143,7 @@ def parse_script(
     tree = _parser().parse(source.encode("utf-8", "surrogateescape"))
     walker = _Walker(Script(), WordContext(home_of(source, home)), stdin, depth, via, len(source.encode()))
     walker.visit(tree.root_node, cwd, False)
+    walker.script.incomplete = tree.root_node.has_error
     return walker.script
 
 
