@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.home import resolve_home_path
-from engine.tools.shell.analyze import analyze
+from engine.tools.shell.analyze import Analysis, analyze
 from engine.tools.shell.catalogue import SESSION_NOT_OFFERED, rule_text
 from engine.tools.shell.findings import Finding
 from engine.tools.shell.programs import READ_ONLY_PROGRAMS
@@ -54,10 +54,21 @@ class ApprovalTerms:
     allow_session: bool
 
 
+def _analyze(command: str, cwd: Path) -> Analysis:
+    """The analysis of `command`; one that fails for any reason asks, as an unreadable command."""
+    home = os.environ.get("HOME") or None
+    try:
+        return analyze(command, cwd, home, str(resolve_home_path()))
+    except Exception:  # a bug in reading must make the command ask, never let it through or break the tool
+        failed = Analysis()
+        failed.findings.append(Finding("unparsed", command[:200], detail="the reader failed on it"))
+        return failed
+
+
 def find_dangers(command: str, cwd: Path) -> list[Danger]:
     """Every reason `command`, run in `cwd`, needs the user's approval (empty when it needs none)."""
     home = os.environ.get("HOME") or None
-    analysis = analyze(command, cwd, home, str(resolve_home_path()))
+    analysis = _analyze(command, cwd)
     unique: dict[tuple[str, str], Danger] = {}
     for finding in analysis.findings:
         danger = _danger(finding, cwd, home)
@@ -121,8 +132,7 @@ def is_read_only(command: str, cwd: Path) -> bool:
     not known to be read-only, `sort -o`, `env` running another program) is not read-only: the caller
     asks.
     """
-    home = os.environ.get("HOME") or None
-    analysis = analyze(command, cwd, home, str(resolve_home_path()))
+    analysis = _analyze(command, cwd)
     if analysis.findings or analysis.nested or analysis.heredocs or analysis.incomplete or not analysis.calls:
         return False
     if any(t.word.value not in _HARMLESS_TARGETS for t in analysis.writes):

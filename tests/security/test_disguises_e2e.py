@@ -35,7 +35,11 @@ def _scenario(commands: list[str]) -> str:
             "defaults": {"chunk_size": 200, "chunk_delay": 0},
             "rules": [
                 {"name": "after", "when": {"after_tool": True}, "reply": {"text": "Done."}},
-                {"name": "every disguise", "times": 1, "reply": {"text": "Running them.", "tool_calls": calls}},
+                {
+                    "name": "every disguise",
+                    "times": 1,
+                    "reply": {"text": "Running them.", "tool_calls": calls},
+                },
                 {"name": "anything else", "reply": {"text": "Nothing more."}},
             ],
         },
@@ -71,7 +75,9 @@ def test_every_disguise_asks_end_to_end_and_the_victim_is_untouched(
     before = snapshot(work, home)
     scenario = write_scenario(tmp_path, _scenario([d.command for d in E2E]))
 
-    done = hws("run", "--json", "--scenario", str(scenario), "--cwd", str(work), "go", home=hermes_home, cwd=work)
+    done = hws(
+        "run", "--json", "--scenario", str(scenario), "--cwd", str(work), "go", home=hermes_home, cwd=work
+    )
 
     assert_clean_exit(done)
     events = _events(done.stdout)

@@ -8,11 +8,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from engine.tools import danger
 from engine.tools.danger import approval_terms, find_dangers, is_read_only
 from engine.tools.shell.catalogue import RULES
+from tests.security.conftest import FIGURE
 from tests.security.shell_corpus import BENIGN, DISGUISES, Disguise
 from tests.security.victim_support import make_project, make_victim
 
@@ -60,9 +63,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_disguise_asks_under_the_rule_that_names_it(disguise: Disguise, work: Path) -> None:
     dangers = find_dangers(disguise.command, work)
     assert disguise.rule in [d.rule for d in dangers], (disguise.command, [d.rule for d in dangers])
-    for danger in dangers:
-        assert danger.rule in RULES and danger.scope
-        assert not PLACEHOLDER.search(danger.description + danger.scope), danger
+    for one in dangers:
+        assert one.rule in RULES and one.scope
+        assert not PLACEHOLDER.search(one.description + one.scope), one
 
 
 def test_the_corpus_has_every_family_in_several_spellings() -> None:
@@ -72,10 +75,20 @@ def test_the_corpus_has_every_family_in_several_spellings() -> None:
     assert len({d.command for d in DISGUISES}) == len(DISGUISES)
 
 
-def test_everyday_commands_rarely_ask(project: Path) -> None:
+def test_the_share_that_asks_is_printed(work: Path, record_property: Any) -> None:
+    asked = sum(1 for d in DISGUISES if find_dangers(d.command, work))
+    total = len(DISGUISES)
+    record_property(
+        FIGURE, f"disguises that ask (parsed, all {total}): {asked}/{total} ({asked / total:.1%})"
+    )
+    assert asked == len(DISGUISES)
+
+
+def test_everyday_commands_rarely_ask(project: Path, record_property: Any) -> None:
     asked = {c: [d.rule for d in find_dangers(c, project)] for c in BENIGN}
     asked = {c: rules for c, rules in asked.items() if rules}
-    print(f"\nbenign commands that ask: {len(asked)}/{len(BENIGN)} ({len(asked) / len(BENIGN):.1%})")
+    share = len(asked) / len(BENIGN)
+    record_property(FIGURE, f"everyday commands that ask: {len(asked)}/{len(BENIGN)} ({share:.1%})")
     assert len(BENIGN) >= 100
     assert len(asked) / len(BENIGN) <= BENIGN_ASK_LIMIT, asked
 
@@ -90,6 +103,26 @@ def test_a_session_approval_covers_the_approved_folder_and_nothing_else(tmp_path
     assert set(inside.grants) <= approved
     for elsewhere in ("rm -r ~", "rm -r .", "rm -r buildings", f"rm -r {tmp_path}/build/../other"):
         assert not set(approval_terms(find_dangers(elsewhere, tmp_path), approved).grants) <= approved
+
+
+def test_after_a_cd_that_may_fail_the_folder_is_not_assumed(tmp_path: Path) -> None:
+    (tmp_path / "build").mkdir()
+    [sure] = find_dangers("cd build && rm -rf *", tmp_path)
+    assert sure.session_ok and sure.category == f"rm-recursive:{tmp_path / 'build'}"
+    for command in ("cd missing; rm -rf *", "cd missing && true; rm -rf *", 'cd "$DIR" && rm -rf *'):
+        [unsure] = find_dangers(command, tmp_path)
+        assert unsure.rule == "rm-recursive" and not unsure.session_ok, command
+    [chained] = find_dangers("mkdir out && cd out && rm -rf *", tmp_path)
+    assert chained.category == f"rm-recursive:{tmp_path / 'out'}"
+
+
+def test_a_command_the_reader_fails_on_asks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object) -> None:
+        raise RecursionError("too deep")
+
+    monkeypatch.setattr(danger, "analyze", broken)
+    assert [d.rule for d in find_dangers("ls", tmp_path)] == ["unparsed"]
+    assert not is_read_only("ls", tmp_path)
 
 
 def test_what_cannot_be_known_is_never_approved_for_the_session(tmp_path: Path) -> None:

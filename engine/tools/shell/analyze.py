@@ -56,7 +56,8 @@ def _read(
     analysis: Analysis, text: str, cwd: Path | None, stdin: Source, depth: int, via: str, home: str | None
 ) -> None:
     if depth > MAX_DEPTH or len(text) > MAX_CODE_CHARS:
-        analysis.findings.append(Finding("too-deep", text[:200], detail=via or "the command"))
+        rule = "too-deep" if depth > MAX_DEPTH else "too-long"
+        analysis.findings.append(Finding(rule, text[:200], detail=via or "the command"))
         return
     script = parse_script(text, cwd, stdin, depth, via, home)
     analysis.incomplete = analysis.incomplete or script.incomplete

@@ -28,7 +28,7 @@ RULES: dict[str, RuleText] = {
         "It deletes files by force (`rm -f`) in {target}.", "every `rm -f` of {target} or anything inside it"
     ),
     "rm-many": RuleText(
-        "It deletes every file another command lists, under {target}.",
+        "It deletes every file a glob or another command lists, under {target}.",
         "every deletion of listed files under {target}",
     ),
     "find-delete": RuleText(
@@ -185,6 +185,7 @@ RULES: dict[str, RuleText] = {
     "unparsed": RuleText(
         "Part of it could not be parsed, so what it runs is not known ({detail}).", offers_session=False
     ),
+    "too-long": RuleText("It is too long to read through ({detail}).", offers_session=False),
     "too-deep": RuleText("It nests commands deeper than can be followed ({detail}).", offers_session=False),
 }
 

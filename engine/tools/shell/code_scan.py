@@ -284,6 +284,7 @@ _PATTERNS: dict[str, list[tuple[str, re.Pattern[str]]]] = {
             "interpreter-unprovable",
             _rx(
                 r"\b(eval|assert|create_function|call_user_func\w*|base64_decode|str_rot13|gzinflate)\s*\(|\$\w+\s*\("
+                r"|[\"'](system|exec|shell_exec|passthru|popen|proc_open|unlink|rmdir|eval|assert)[\"']"
             ),
         ),
     ],

@@ -28,7 +28,9 @@ _REMOTE = re.compile(r"^([\w.-]+@)?[\w.-]+:(?!//)|^rsync://|^[\w+]+://")
 def judge_network(call: Call) -> list[Finding]:
     """Exfiltration findings for a network client (none for a plain download of a literal address)."""
     name = call.name
-    if name not in NETWORK_CLIENTS:
+    if name in _UPLOADERS or name in ("gh", "az"):
+        return judge_upload(call)
+    if name not in NETWORK_CLIENTS and name != "openssl":
         return []
     args = call.args
     subject = call.text()
@@ -53,6 +55,8 @@ def judge_network(call: Call) -> list[Finding]:
                 Finding("exfiltration", subject, detail=f"{name} reading {call.inv.stdin.origin or 'input'}")
             ]
         return []
+    if name == "openssl" and any(w.value == "s_client" for w in args) and fed:
+        return [Finding("exfiltration", subject, detail=f"openssl s_client reading {call.inv.stdin.origin}")]
     if name in ("scp", "rsync"):
         files = operands(
             args, "PiFoSlcJ" if name == "scp" else "e", ("--rsh", "--exclude", "--include", "--filter")
@@ -63,6 +67,32 @@ def judge_network(call: Call) -> list[Finding]:
             and not (files[-1].value or "").startswith(("http://", "https://"))
         ):
             return [Finding("exfiltration", subject, detail=f"{name} to {files[-1].value}")]
+    return []
+
+
+# Cloud and sharing tools: (subcommands that upload, how a remote destination looks)
+_UPLOADERS: dict[str, tuple[frozenset[str], re.Pattern[str]]] = {
+    "aws": (frozenset({"cp", "sync", "mv"}), re.compile(r"^s3://")),
+    "gsutil": (frozenset({"cp", "rsync", "mv"}), re.compile(r"^gs://")),
+    "gcloud": (frozenset({"cp", "rsync", "mv"}), re.compile(r"^gs://")),
+    "rclone": (frozenset({"copy", "copyto", "sync", "move", "moveto", "rcat"}), re.compile(r"^[\w-]+:")),
+    "azcopy": (frozenset({"copy", "cp", "sync"}), re.compile(r"^https?://")),
+}
+
+
+def judge_upload(call: Call) -> list[Finding]:
+    """Cloud copies to a remote destination and gists or release assets made of local files."""
+    values = [w.value or "" for w in call.args]
+    if call.name == "gh" and values[:2] in (["gist", "create"], ["release", "upload"], ["gist", "edit"]):
+        return [Finding("exfiltration", call.text(), detail=f"gh {values[0]} {values[1]}")]
+    if call.name == "az" and {"upload", "upload-batch"} & set(values):
+        return [Finding("exfiltration", call.text(), detail="az storage upload")]
+    rule = _UPLOADERS.get(call.name)
+    if rule is None or not set(values) & rule[0]:
+        return []
+    files = [w for w in call.args if w.value is None or not (w.value or "").startswith("-")]
+    if files and (files[-1].value is None or rule[1].match(files[-1].value or "")):
+        return [Finding("exfiltration", call.text(), detail=f"{call.name} to {files[-1].text}")]
     return []
 
 

@@ -23,6 +23,7 @@ import tree_sitter_bash
 from engine.tools.shell.programs import DECODERS, DOWNLOADERS, program_name
 from engine.tools.shell.words import Word, WordContext, decode_ansi_c, words_of
 
+MAX_NESTING = 120  # syntax levels (subshells, substitutions, loops) read before the rest counts as unread
 OUTPUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>"})
 _LOCAL = threading.local()
 _HOME_ASSIGNED = re.compile(r"(?<![\w$])HOME\+?=")
@@ -158,18 +159,23 @@ class _Walker:
         self.via = via
         self.size = size
         self.cwd: Path | None = None
+        self.uncertain_after: Any = None  # the `cd X && …` list after which the folder is not known
 
     def visit(self, node: Any, cwd: Path | None, in_function: bool) -> None:
         self.cwd = cwd
-        self._visit(node, in_function)
+        self._visit(node, in_function, 0)
 
-    def _visit(self, node: Any, in_function: bool) -> None:
+    def _visit(self, node: Any, in_function: bool, level: int) -> None:
         kind = node.type
+        if level > MAX_NESTING:
+            if not any(p.rule == "too-deep" for p in self.script.problems):
+                self.script.problems.append(Problem("too-deep", _text(node)[:200], self.via))
+            return
         if kind == "ERROR":
             if not self._inert_error(node):
                 self.script.problems.append(Problem("unparsed", _text(node), self.via))
         elif kind == "command":
-            self._command(node, in_function)
+            self._command(node, in_function, level)
             return
         elif kind == "file_redirect":
             self._redirect(node)
@@ -183,9 +189,11 @@ class _Walker:
         for child in node.children:
             if kind == "pipeline":
                 self.cwd = saved  # each stage of a pipeline runs in a subshell of its own
-            self._visit(child, in_function)
+            self._visit(child, in_function, level + 1)
         if scoped:
             self.cwd = saved
+        if self.uncertain_after is not None and node == self.uncertain_after:
+            self.cwd, self.uncertain_after = None, None
 
     def _inert_error(self, node: Any) -> bool:
         """A region bash refuses as a whole (an unclosed quote at the end, a here-doc with no body)."""
@@ -196,7 +204,7 @@ class _Walker:
             return True
         return {c.type for c in node.children} <= {"<<", "<<-", "heredoc_start"}
 
-    def _command(self, node: Any, in_function: bool) -> None:
+    def _command(self, node: Any, in_function: bool, level: int) -> None:
         words, assignments = self.argv(node)
         invocation = Invocation(
             words,
@@ -211,29 +219,42 @@ class _Walker:
         self.script.invocations.append(invocation)
         for child in node.children:
             if child.type != "command_name":
-                self._visit(child, in_function)
+                self._visit(child, in_function, level + 1)
         name = node.child_by_field_name("name")
         if name is not None:
             for child in name.children:
-                self._visit(child, in_function)
-        self._follow_cd(words)
+                self._visit(child, in_function, level + 1)
+        self._follow_cd(node, words)
 
-    def _follow_cd(self, words: list[Word]) -> None:
+    def _follow_cd(self, node: Any, words: list[Word]) -> None:
+        """Follow a literal `cd`; where it could fail, what comes after may run in either folder."""
         if not words or words[0].value not in ("cd", "pushd", "popd"):
-            return
-        if words[0].value == "popd":
-            self.cwd = None
             return
         args = [w for w in words[1:] if not (w.value or "").startswith("-") or w.value == "-"]
         target = args[0] if args else None
-        if target is None:
-            self.cwd = Path(self.ctx.home) if self.ctx.home else None
-        elif target.value is None or target.value == "-":
+        if words[0].value == "popd" or (target is not None and target.value in (None, "-")):
             self.cwd = None
-        elif target.value.startswith("/"):
-            self.cwd = Path(os.path.normpath(target.value))
-        elif self.cwd is not None:
-            self.cwd = Path(os.path.normpath(self.cwd / target.value))
+            return
+        if target is None or target.value is None:
+            folder = self.ctx.home
+        else:
+            folder = (
+                target.value
+                if target.value.startswith("/") or self.cwd is None
+                else str(self.cwd / target.value)
+            )
+        if folder is None or (self.cwd is None and not folder.startswith("/")):
+            self.cwd = None
+            return
+        folder = os.path.normpath(folder)
+        chain = _and_chain(node)
+        if os.path.isdir(folder):
+            self.cwd = Path(folder)
+        elif chain is not None:
+            self.cwd = Path(folder)  # what follows `&&` runs only if the cd worked; after the list, either
+            self.uncertain_after = chain
+        else:
+            self.cwd = None
 
     def argv(self, node: Any) -> tuple[list[Word], list[tuple[str, Word]]]:
         """The words of a `command` node (name and arguments) and its variable assignments."""
@@ -470,6 +491,19 @@ def _descendants(node: Any) -> list[Any]:
         out.append(current)
         stack.extend(current.children)
     return out
+
+
+def _and_chain(node: Any) -> Any:
+    """The list in which `node` is followed by `&&` (so what follows runs only if it succeeded), or None."""
+    current = node
+    while current.parent is not None and current.parent.type == "list":
+        parent = current.parent
+        children = parent.children
+        index = next(i for i, c in enumerate(children) if c == current)
+        if index + 1 < len(children):
+            return parent if children[index + 1].type == "&&" else None
+        current = parent
+    return None
 
 
 def _operator(node: Any) -> str:

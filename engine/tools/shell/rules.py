@@ -123,7 +123,7 @@ def _rm(call: Call) -> list[Finding]:
         return _targets("rm-recursive", call, files)
     if force:
         return _targets("rm-force", call, files)
-    if call.feeder:
+    if call.feeder or any(w.glob and (w.value or "").rsplit("/", 1)[-1] in ("*", ".*") for w in files):
         return _targets("rm-many", call, files)
     if any(w.value is None for w in head):
         return [Finding("unprovable-argument", call.text(), detail="rm")]

@@ -142,16 +142,19 @@ def _segments(node: Any, ctx: WordContext) -> str | None:
     return None
 
 
+_EXPANSION_NODES = frozenset(
+    {"simple_expansion", "expansion", "command_substitution", "process_substitution", "arithmetic_expansion"}
+)
+
+
 def _has_expansion(node: Any) -> bool:
-    if node.type in (
-        "simple_expansion",
-        "expansion",
-        "command_substitution",
-        "process_substitution",
-        "arithmetic_expansion",
-    ):
-        return True
-    return any(_has_expansion(child) for child in node.children)
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in _EXPANSION_NODES:
+            return True
+        stack.extend(current.children)
+    return False
 
 
 def words_of(node: Any, ctx: WordContext) -> list[Word]:

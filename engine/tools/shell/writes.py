@@ -121,7 +121,7 @@ def call_writes(call: Call) -> list[Target]:
     elif name in ("rsync", "scp"):
         files = operands(args, "eiFoPSlcJ" if name == "scp" else "eTB", ("--rsh", "--exclude", "--include"))
         if len(files) >= 2 and not _remote(files[-1].value):
-            found.append(Target(name, files[-1], folder, subject))
+            found.append(Target(name, files[-1], folder, subject, empties=True))
     elif name in ("tar", "unzip", "wget"):
         letter, long_name = {
             "tar": ("C", "directory"),
