@@ -44,6 +44,7 @@ FAMILIES = {
     "power",
     "fork-bomb",
     "recursive-permissions",
+    "written-script",
 }
 
 

@@ -83,6 +83,7 @@ def make_project(root: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     (root / "backup").mkdir()
+    (root / "current").symlink_to("README.md")
     (root / "build" / "tmp").mkdir(parents=True)
     with sqlite3.connect(root / "app.db") as db:
         db.execute("CREATE TABLE users (id INTEGER PRIMARY KEY)")

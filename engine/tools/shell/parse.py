@@ -80,6 +80,7 @@ class Write:
     cwd: Path | None
     text: str
     via: str
+    content: str | None = None  # what `>` puts in the file, when the writer's output is literal
 
 
 @dataclass
@@ -397,7 +398,24 @@ class _Walker:
             op = "&>"
         if op in OUTPUT_OPS or op == "<>":
             word = words_of(target, self.ctx)[0]
-            self.script.writes.append(Write(op, word, self.cwd, _text(node.parent or node), self.via))
+            write = Write(op, word, self.cwd, _text(node.parent or node), self.via, self._content(node, op))
+            self.script.writes.append(write)
+
+    def _content(self, node: Any, op: str) -> str | None:
+        """What a `>` redirection writes, when the command's output is literal (`cat <<EOF > x.sh`)."""
+        descriptor = node.child_by_field_name("descriptor")
+        if (
+            op not in (">", ">|")
+            or (descriptor is not None and _text(descriptor) != "1")
+            or node.parent is None
+        ):
+            return None
+        parent = node.parent
+        statement = parent if parent.type == "command" else parent.child_by_field_name("body")
+        if statement is None or statement.type != "command":
+            return None
+        source = self.output_of(statement)
+        return source.text if source.kind == "literal" else None
 
     def _function(self, node: Any) -> None:
         name_node = node.child_by_field_name("name")

@@ -64,6 +64,7 @@ class Executed:
     cwd: Path | None
     subject: str
     script: bool = False  # handed to a shell or interpreter (else run as a program)
+    language: str = ""  # the language it is read as, when handed to one ("" for a program: its `#!`)
 
 
 Item = Call | Code | Finding | Executed
@@ -91,7 +92,7 @@ def expand(call: Call, depth: int = 0) -> Iterator[Item]:
     elif call.name in RUNNER_NAMES:
         yield from _runner(call, depth)
     elif call.name in SQL_CLIENTS and call.inv.stdin.kind == "file" and call.inv.stdin.path is not None:
-        yield Executed(call.inv.stdin.path, call.folder, call.text())
+        yield Executed(call.inv.stdin.path, call.folder, call.text(), language="sql")
 
 
 def _runner(call: Call, depth: int) -> Iterator[Item]:
@@ -515,7 +516,7 @@ def script_items(call: Call, word: Word, language: str, label: str) -> Iterator[
         else:
             yield Finding("unprovable-script", call.text(), detail=word.text)
     else:
-        yield Executed(word, call.folder, call.text(), script=True)
+        yield Executed(word, call.folder, call.text(), script=True, language=language)
 
 
 def _code_or_finding(

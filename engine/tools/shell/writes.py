@@ -77,6 +77,8 @@ class Target:
     subject: str
     empties: bool = False
     unnamed: bool = False  # `word` is the folder; the file's name in it is only known when it runs
+    source: Word | None = None  # the file `cp`/`mv` puts there
+    content: str | None = None  # the whole new content, when it is literal
 
 
 def call_writes(call: Call) -> list[Target]:
@@ -161,7 +163,8 @@ def _copy_targets(call: Call) -> list[Target]:
         resolved = resolve(destination.value, folder)
         into_folder = resolved is not None and os.path.isdir(resolved)
     if not into_folder:
-        return [Target(op, destination, folder, subject, empties=True)]
+        source = sources[0] if len(sources) == 1 else None
+        return [Target(op, destination, folder, subject, empties=True, source=source)]
     out = []
     for source in sources:
         if source.value is None:
@@ -204,8 +207,14 @@ def _script_operands(args: list[Word]) -> list[Word]:
     return out
 
 
-def classify(target: Target, project: Path, hermes_home: str | None, home: str | None) -> list[Finding]:
-    """What writing `target` means, as findings (none for an ordinary new or appended file)."""
+def classify(
+    target: Target, project: Path, hermes_home: str | None, home: str | None, written: set[str]
+) -> list[Finding]:
+    """What writing `target` means, as findings (none for an ordinary new or appended file).
+
+    `written` are the paths the same command writes: replacing a file with one the command has just
+    made from it (`jq … f > tmp && mv tmp f`) is an edit, not a loss.
+    """
     unknown = Finding("unprovable-write-target", target.subject, detail=f"{target.op} {target.word.text}")
     if target.word.value is None or target.word.glob:
         return [unknown]
@@ -230,6 +239,11 @@ def classify(target: Target, project: Path, hermes_home: str | None, home: str |
     if path and path.startswith("/etc/"):
         return [Finding("system-write", target.subject, target=path, detail=value)]
     if target.empties and path and _non_empty_file(path):
+        source = target.source.value if target.source is not None else None
+        if source is not None and resolve(source, target.cwd) in written:
+            return []
+        if target.op in ("ln", "mv") and os.path.islink(path):
+            return []  # only the link is replaced
         return [Finding("overwrite", target.subject, target=path, detail=f"{value}|{target.op}")]
     if target.empties and path is None:
         return [Finding("overwrite", target.subject, detail=f"{value}|{target.op}")]
