@@ -11,13 +11,14 @@ from pathlib import Path
 from engine.tools.shell.code_scan import scan_code
 from engine.tools.shell.findings import Call, Code, Finding
 from engine.tools.shell.git import judge_git
+from engine.tools.shell.handoffs import Executed
 from engine.tools.shell.network import judge_network
 from engine.tools.shell.parse import CLOSED, Source, parse_script
 from engine.tools.shell.programs import DOWNLOADERS, INTERPRETERS, SHELLS, program_name
 from engine.tools.shell.rules import judge, sql_findings
 from engine.tools.shell.runners import makefile_recipes
 from engine.tools.shell.targets import resolve
-from engine.tools.shell.unwrap import Executed, assignment_items, expand
+from engine.tools.shell.unwrap import assignment_items, expand
 from engine.tools.shell.writes import Target, call_writes, classify
 
 MAX_DEPTH = 8  # nested shells (`bash -c "bash -c …"`, eval, here-documents) followed before asking

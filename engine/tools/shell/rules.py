@@ -216,6 +216,10 @@ def _kill(call: Call) -> list[Finding]:
 
 
 def _kill_by_name(call: Call) -> list[Finding]:
+    values = [w.value for w in call.args]
+    signals = [v for v in option_value(call.args, "s", "signal") if v is not None]
+    if "-0" in values or any(s.value == "0" for s in signals):
+        return []  # signal 0 only asks whether the processes exist
     return [Finding("kill-by-name", call.text(), detail=call.name)]
 
 

@@ -1,6 +1,6 @@
 """From one invocation to every program it runs: through wrappers (`sudo`, `env -S`, `timeout`,
-`xargs`, `find -exec`…), to the code strings handed to shells (`bash -lc`, `eval`, `source`, `watch`,
-`trap`, `alias`), and to what a shell reads from its standard input.
+`xargs`, `find -exec`, `watch`…), runners (engine/tools/shell/runners.py) and the code handed to
+shells and interpreters (engine/tools/shell/handoffs.py).
 
 Each step yields a `Call` (a program to judge), a `Code` (text to parse or scan in turn), an
 `Executed` path (a script file that runs), or a `Finding` for what cannot be known before run time.
@@ -11,20 +11,34 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from engine.tools.shell.findings import Call, Code, Finding
 from engine.tools.shell.git import expand_git
-from engine.tools.shell.interpreters import interpreter_items
-from engine.tools.shell.options import find_roots, option_value
-from engine.tools.shell.parse import Source, taint_within
+from engine.tools.shell.handoffs import (
+    Executed,
+    Item,
+    alias,
+    at,
+    code_option,
+    code_or_finding,
+    eval_builtin,
+    from_stdin,
+    interpreter,
+    joined,
+    option_values,
+    sg,
+    shell,
+    source,
+    su,
+    trap,
+)
+from engine.tools.shell.options import find_roots
 from engine.tools.shell.programs import INTERPRETERS, SHELLS, SQL_CLIENTS, program_name
 from engine.tools.shell.runners import RUNNER_NAMES, runner_steps
 from engine.tools.shell.words import Word
 
 MAX_WRAPPERS = 16  # wrappers peeled from one command before it counts as unprovable
-STDIN_PATHS = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 # Variables whose value is a command line some program will run.
 CODE_VARIABLES = frozenset(
     {
@@ -56,20 +70,6 @@ LOADING_VARIABLES = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Executed:
-    """A file that runs as a program or script; the analysis checks it is not written by the command."""
-
-    word: Word
-    cwd: Path | None
-    subject: str
-    script: bool = False  # handed to a shell or interpreter (else run as a program)
-    language: str = ""  # the language it is read as, when handed to one ("" for a program: its `#!`)
-
-
-Item = Call | Code | Finding | Executed
-
-
 def expand(call: Call, depth: int = 0) -> Iterator[Item]:
     """The call itself and everything it runs in turn."""
     if not call.argv:
@@ -88,7 +88,7 @@ def expand(call: Call, depth: int = 0) -> Iterator[Item]:
     if handler is not None:
         yield from handler(call, depth)
     elif call.name in INTERPRETERS:
-        yield from _interpreter(call)
+        yield from interpreter(call)
     elif call.name in RUNNER_NAMES:
         yield from _runner(call, depth)
     elif call.name in SQL_CLIENTS and call.inv.stdin.kind == "file" and call.inv.stdin.path is not None:
@@ -107,7 +107,7 @@ def _runner(call: Call, depth: int) -> Iterator[Item]:
             yield from expand(nested, depth + 1)
         elif kind == "code":
             assert isinstance(payload, Word)
-            yield _code_or_finding(call, payload, label)
+            yield code_or_finding(call, payload, label)
         elif kind == "stdin":
             yield from from_stdin(call, str(payload), label)
 
@@ -197,14 +197,6 @@ def _sudo(call: Call, depth: int) -> Iterator[Item]:
         yield from from_stdin(call, "shell", f"{call.name} -s")
         return
     yield from _inner(call, start, call.name, depth)
-
-
-def _su(call: Call, depth: int) -> Iterator[Item]:
-    codes = [w for w in _values(call.argv[1:], "c", ("--command", "--session-command"))]
-    for word in codes:
-        yield _code_or_finding(call, word, f"{call.name} -c")
-    if not codes:
-        yield from from_stdin(call, "shell", call.name)
 
 
 def _env(call: Call, depth: int) -> Iterator[Item]:
@@ -306,11 +298,11 @@ def _parallel(call: Call, depth: int) -> Iterator[Item]:
     end = separators[0] if separators else len(argv)
     command = argv[start:end]
     if command:
-        yield _code_or_finding(call, _joined(command), "parallel", feeder="parallel")
+        yield code_or_finding(call, joined(command), "parallel", feeder="parallel")
         return
     inputs = [w for w in argv[end:] if not (w.value or "").startswith(":::")]
     for word in inputs:
-        yield _code_or_finding(call, word, "parallel")
+        yield code_or_finding(call, word, "parallel")
     if not separators:
         yield from from_stdin(call, "shell", "parallel")
 
@@ -344,13 +336,13 @@ def _watch(call: Call, depth: int) -> Iterator[Item]:
     if any(w.value in ("-x", "--exec") for w in call.argv[1:start]):
         yield from _inner(call, start, "watch", depth)
     elif start < len(call.argv):
-        yield _code_or_finding(call, _joined(call.argv[start:]), "watch")
+        yield code_or_finding(call, joined(call.argv[start:]), "watch")
 
 
 def _flock(call: Call, depth: int) -> Iterator[Item]:
-    codes = _values(call.argv[1:], "c", ("--command",))
+    codes = option_values(call.argv[1:], "c", ("--command",))
     for word in codes:
-        yield _code_or_finding(call, word, "flock -c")
+        yield code_or_finding(call, word, "flock -c")
     if not codes:
         yield from _inner(
             call, _skip_options(call.argv, 1, "wE", frozenset({"--timeout"}), 1), "flock", depth
@@ -364,24 +356,10 @@ def _chroot(call: Call, depth: int) -> Iterator[Item]:
     yield from _inner(call, start, "chroot", depth)
 
 
-def _code_option(letter: str, longs: tuple[str, ...], label: str) -> Callable:
-    def handler(call: Call, depth: int) -> Iterator[Item]:
-        for word in _values(call.argv[1:], letter, longs):
-            yield _code_or_finding(call, word, label)
-
-    return handler
-
-
-def _sg(call: Call, depth: int) -> Iterator[Item]:
-    rest = [w for w in call.argv[2:] if w.value != "-c"]
-    if rest:
-        yield _code_or_finding(call, _joined(rest), "sg")
-
-
 def _runuser(call: Call, depth: int) -> Iterator[Item]:
-    codes = _values(call.argv[1:], "c", ("--command",))
+    codes = option_values(call.argv[1:], "c", ("--command",))
     for word in codes:
-        yield _code_or_finding(call, word, "runuser -c")
+        yield code_or_finding(call, word, "runuser -c")
     if not codes:
         yield from _inner(call, _skip_options(call.argv, 1, "ugGs", frozenset()), "runuser", depth)
 
@@ -399,154 +377,6 @@ def _multicall(call: Call, depth: int) -> Iterator[Item]:
             return
 
 
-def _eval(call: Call, depth: int) -> Iterator[Item]:
-    if len(call.argv) > 1:
-        yield _code_or_finding(call, _joined(call.argv[1:]), "eval", rule="eval-unprovable")
-
-
-def _trap(call: Call, depth: int) -> Iterator[Item]:
-    args = [w for w in call.argv[1:] if w.value not in ("-p", "-l", "--")]
-    if len(args) >= 2:
-        yield _code_or_finding(call, args[0], "trap")
-
-
-def _alias(call: Call, depth: int) -> Iterator[Item]:
-    for word in call.argv[1:]:
-        if word.value is None:
-            yield Finding("unprovable-shell-code", call.text(), detail="alias")
-        elif "=" in word.value:
-            yield Code("shell", word.value.split("=", 1)[1], "alias", call)
-
-
-def _source(call: Call, depth: int) -> Iterator[Item]:
-    args = [w for w in call.argv[1:] if w.value != "--"]
-    if args:
-        yield from script_items(call, args[0], "shell", call.name)
-
-
-def _at(call: Call, depth: int) -> Iterator[Item]:
-    if (
-        not any((w.value or "") in ("-l", "-r", "-d", "-c", "-q") for w in call.argv[1:])
-        or call.name == "batch"
-    ):
-        yield Finding("persistence-schedule", call.text(), detail=call.name)
-
-
-def _shell(call: Call, depth: int) -> Iterator[Item]:
-    argv = call.argv
-    i = 1
-    code_flag = stdin_flag = False
-    while i < len(argv):
-        value = argv[i].value
-        if value is None:
-            break
-        if value == "--":
-            i += 1
-            break
-        if value == "-":
-            stdin_flag = True
-            i += 1
-            break
-        if value.startswith("--"):
-            i += 2 if value in ("--rcfile", "--init-file") else 1
-            continue
-        if value[:1] in "-+" and len(value) > 1:
-            letters = value[1:]
-            code_flag = code_flag or "c" in letters
-            stdin_flag = stdin_flag or "s" in letters or "i" in letters
-            i += 2 if ("o" in letters or "O" in letters) else 1
-            continue
-        break
-    rest = argv[i:]
-    label = f"{call.name} -c" if code_flag else call.name
-    if code_flag:
-        if rest:
-            yield _code_or_finding(call, rest[0], label)
-    elif stdin_flag or not rest:
-        yield from from_stdin(call, "shell", label)
-    else:
-        yield from script_items(call, rest[0], "shell", label)
-
-
-def _interpreter(call: Call) -> Iterator[Item]:
-    for language, word, label, mode in interpreter_items(call):
-        if mode == "code":
-            assert word is not None
-            if word.value is None:
-                yield Finding(
-                    "interpreter-unprovable", call.text(), detail=f"{label} code that is not literal"
-                )
-            else:
-                yield Code(language, word.value, label, call)
-        elif mode == "stdin":
-            yield from from_stdin(call, language, label)
-        elif word is not None:
-            yield from script_items(call, word, language, label)
-
-
-def from_stdin(call: Call, language: str, label: str) -> Iterator[Item]:
-    """What a shell or interpreter reading its program from standard input will run."""
-    source: Source = call.inv.stdin
-    if source.kind == "closed":
-        return
-    if source.kind == "literal":
-        yield Code(language, source.text, f"{label} <{source.origin or 'stdin'}>", call)
-        return
-    yield Finding(_stdin_rule(source.taint), call.inv.text, detail=source.origin or "its standard input")
-
-
-def _stdin_rule(taint: frozenset[str]) -> str:
-    if "download" in taint:
-        return "download-to-shell"
-    if "decode" in taint:
-        return "decode-to-shell"
-    return "stdin-to-shell"
-
-
-def script_items(call: Call, word: Word, language: str, label: str) -> Iterator[Item]:
-    """A script file handed to a shell, an interpreter or `source`."""
-    if word.value in STDIN_PATHS:
-        yield from from_stdin(call, language, label)
-    elif word.value is None:
-        node = word.node
-        if node is not None and node.type == "process_substitution":
-            taint = taint_within(node)
-            rule = _stdin_rule(taint) if taint else "unprovable-script"
-            yield Finding(rule, call.text(), detail=word.text)
-        else:
-            yield Finding("unprovable-script", call.text(), detail=word.text)
-    else:
-        yield Executed(word, call.folder, call.text(), script=True, language=language)
-
-
-def _code_or_finding(
-    call: Call, word: Word, label: str, rule: str = "unprovable-shell-code", feeder: str = ""
-) -> Item:
-    if word.value is None:
-        node = word.node
-        taint = taint_within(node) if node is not None else frozenset()
-        if "download" in taint:
-            rule = "download-to-shell"
-        elif "decode" in taint:
-            rule = "decode-to-shell"
-        return Finding(rule, call.text(), detail=f"{label} {word.text}")
-    text = word.value
-    if call.feeder or feeder:
-        text = text.replace("{}", '"$ARG"')  # the file names xargs, find or parallel pass in
-    return Code("shell", text, label, call)
-
-
-def _joined(words: list[Word]) -> Word:
-    if any(w.value is None for w in words):
-        return Word(" ".join(w.text for w in words), None)
-    text = " ".join(w.value or "" for w in words)
-    return Word(text, text)
-
-
-def _values(args: list[Word], letter: str, longs: tuple[str, ...]) -> list[Word]:
-    return [w if w is not None else Word("", "") for w in option_value(args, letter, *longs)]
-
-
 def _resolve(call: Call, path: str | None) -> Path | None:
     base = call.folder
     if path is None or base is None:
@@ -557,7 +387,7 @@ def _resolve(call: Call, path: str | None) -> Path | None:
 _HANDLERS: dict[str, Callable[[Call, int], Iterator[Item]]] = {
     "sudo": _sudo,
     "doas": _sudo,
-    "su": _su,
+    "su": su,
     "env": _env,
     "exec": _exec,
     "command": _command,
@@ -603,17 +433,17 @@ _HANDLERS: dict[str, Callable[[Call, int], Iterator[Item]]] = {
     "flock": _flock,
     "chroot": _chroot,
     "runuser": _runuser,
-    "sg": _sg,
-    "script": _code_option("c", ("--command",), "script -c"),
-    "eval": _eval,
-    "trap": _trap,
-    "alias": _alias,
-    "source": _source,
-    ".": _source,
-    "at": _at,
-    "batch": _at,
+    "sg": sg,
+    "script": code_option("c", ("--command",), "script -c"),
+    "eval": eval_builtin,
+    "trap": trap,
+    "alias": alias,
+    "source": source,
+    ".": source,
+    "at": at,
+    "batch": at,
     "git": lambda call, depth: expand_git(call, depth, expand),
-    **{name: _shell for name in SHELLS},
+    **{name: shell for name in SHELLS},
 }
 _SENSITIVE = (
     frozenset(_HANDLERS)
