@@ -202,4 +202,6 @@ def joined(words: list[Word]) -> Word:
 
 
 def option_values(args: list[Word], letter: str, longs: tuple[str, ...]) -> list[Word]:
-    return [w if w is not None else Word("", "") for w in option_value(args, letter, *longs)]
+    """Every value of `-LETTER` or of one of `longs` (written `--name`)."""
+    names = [name.lstrip("-") for name in longs]
+    return [w if w is not None else Word("", "") for w in option_value(args, letter, *names)]

@@ -44,7 +44,7 @@ def short_letters(args: Iterable[Word], with_value: str = "") -> set[str]:
 def operands(args: list[Word], with_value: str = "", long_with_value: Iterable[str] = ()) -> list[Word]:
     """The arguments that are not options or option values (everything after `--` counts)."""
     out: list[Word] = []
-    long_values = tuple(long_with_value)
+    long_values = tuple(name.lstrip("-") for name in long_with_value)
     i = 0
     while i < len(args):
         value = args[i].value

@@ -39,6 +39,8 @@ _SUBCOMMAND_RUNNERS: dict[str, tuple[frozenset[str], str, frozenset[str]]] = {
     "bundle": (frozenset({"exec"}), "", frozenset()),
     "direnv": (frozenset({"exec"}), "", frozenset()),
     "nix": (frozenset({"shell", "develop"}), "c", frozenset()),
+    "pueue": (frozenset({"add"}), "wgd", frozenset({"--working-directory", "--group", "--delay"})),
+    "perf": (frozenset({"record", "stat", "trace"}), "eoptCG", frozenset({"--event", "--output", "--pid"})),
 }
 _DIRECT_RUNNERS = {"npx": "p", "bunx": "p", "uvx": "p", "pnpx": "p"}
 _CONTAINER_VALUES = frozenset(

@@ -126,6 +126,10 @@ def assignment_items(call: Call, assignments: list[tuple[str, Word]]) -> Iterato
 
 def _inner(call: Call, start: int, via: str, depth: int, **changes: object) -> Iterator[Item]:
     rest = call.argv[start:]
+    if call.name == "coproc" and len(rest) > 1 and rest[1].value in ("{", "("):
+        rest = rest[1:]  # `coproc NAME { …; }`: the name is not a command
+    if rest and rest[0].value in ("{", "("):
+        rest = rest[1:]  # `time { …; }`: the grammar reads the reserved word as a command
     if not rest:
         return
     inner = Call(
@@ -252,6 +256,63 @@ def _env(call: Call, depth: int) -> Iterator[Item]:
         break
     widened = Call(argv, call.inv, call.via, call.feeder, call.roots, call.cwd)
     yield from _inner(widened, i, "env", depth, cwd=cwd)
+
+
+def _code_after(marker: str) -> Callable:
+    """Terminal emulators: the words after `marker` are the command they run."""
+
+    def handler(call: Call, depth: int) -> Iterator[Item]:
+        values = [w.value for w in call.argv]
+        if marker in values:
+            yield from _inner(call, values.index(marker) + 1, call.name, depth)
+
+    return handler
+
+
+# bubblewrap's options and how many words each takes after it
+_BWRAP_ARITY = {
+    "--bind": 2,
+    "--ro-bind": 2,
+    "--dev-bind": 2,
+    "--bind-try": 2,
+    "--ro-bind-try": 2,
+    "--symlink": 2,
+}
+_BWRAP_ARITY |= {"--setenv": 2, "--file": 2, "--bind-data": 2, "--ro-bind-data": 2, "--chmod": 2}
+_BWRAP_ARITY |= {
+    o: 1 for o in ("--dev", "--proc", "--tmpfs", "--dir", "--chdir", "--unsetenv", "--remount-ro")
+}
+_BWRAP_ARITY |= {o: 1 for o in ("--uid", "--gid", "--hostname", "--args", "--seccomp", "--perms", "--size")}
+
+
+def _bwrap(call: Call, depth: int) -> Iterator[Item]:
+    argv, i = call.argv, 1
+    while i < len(argv) and (argv[i].value or "").startswith("--"):
+        if argv[i].value == "--":
+            i += 1
+            break
+        i += 1 + _BWRAP_ARITY.get(argv[i].value or "", 0)
+    yield from _inner(call, i, "bwrap", depth)
+
+
+def _hyperfine(call: Call, depth: int) -> Iterator[Item]:
+    """Every benchmarked command, and the setup, prepare and cleanup commands, are shell code."""
+    argv, i = call.argv, 1
+    codes: list[Word] = []
+    while i < len(argv):
+        value = argv[i].value or ""
+        if value in ("-p", "--prepare", "-c", "--cleanup", "-s", "--setup") and i + 1 < len(argv):
+            codes.append(argv[i + 1])
+            i += 2
+        elif value.startswith("-") and "=" not in value and value[1:2] in "wrmMnLSNu" and i + 1 < len(argv):
+            i += 2
+        elif value.startswith("-") and argv[i].value is not None:
+            i += 1
+        else:
+            codes.append(argv[i])
+            i += 1
+    for word in codes:
+        yield code_or_finding(call, word, "hyperfine")
 
 
 def _split_string(text: str | None) -> list[Word] | None:
@@ -423,6 +484,28 @@ _HANDLERS: dict[str, Callable[[Call, int], Iterator[Item]]] = {
     "faketime": _wrapper("f", (), 1),
     "systemd-run": _wrapper("pEuM", ("--property", "--unit", "--setenv", "--uid", "--gid")),
     "coproc": _wrapper(""),
+    "gosu": _wrapper("", (), 1),
+    "su-exec": _wrapper("", (), 1),
+    "setpriv": _wrapper(""),
+    "runcon": _wrapper("urtlc"),
+    "chpst": _wrapper("uUbe/nlLmdofpc"),
+    "envdir": _wrapper("", (), 1),
+    "softlimit": _wrapper("mdsaloprtcf"),
+    "trickle": _wrapper("udwtlnL"),
+    "entr": _wrapper(""),
+    "nq": _wrapper("c"),
+    "tsp": _wrapper("LNDd"),
+    "daemonize": _wrapper("acepluE"),
+    "dbus-launch": _wrapper(""),
+    "ssh-agent": _wrapper("aEPt"),
+    "systemd-nspawn": _wrapper("DMuSE", ("--directory", "--machine", "--user", "--bind", "--setenv")),
+    "schroot": _wrapper("cud", ("--chroot", "--user", "--directory")),
+    "xterm": _code_after("-e"),
+    "konsole": _code_after("-e"),
+    "gnome-terminal": _code_after("--"),
+    "bwrap": _bwrap,
+    "nodemon": code_option("x", ("--exec",), "nodemon --exec"),
+    "hyperfine": _hyperfine,
     "busybox": _multicall,
     "toybox": _multicall,
     "coreutils": _multicall,
