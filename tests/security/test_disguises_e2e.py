@@ -81,7 +81,9 @@ def test_every_disguise_asks_end_to_end_and_the_victim_is_untouched(
 
     assert_clean_exit(done)
     events = _events(done.stdout)
-    asked = {e["command"] for e in events if e["type"] == "approval_needed"}
+    questions = [e for e in events if e["type"] == "approval_needed"]
+    assert all(e["rule"] and e["scope"] for e in questions), "a question did not name its rule and scope"
+    asked = {e["command"] for e in questions}
     ran = {e["arguments"]["command"] for e in events if e["type"] == "tool_called"}
     assert ran == {d.command for d in E2E}, "the scripted model did not issue every disguise"
     missed = [d for d in E2E if d.command not in asked]
