@@ -24,7 +24,9 @@ def _asks(check: Callable[[str, Path], list[object]], commands: list[str], cwd: 
     return sum(1 for command in commands if check(command, cwd))
 
 
-def _median_us(check: Callable[[str, Path], list[object]], commands: list[str], cwd: Path, runs: int) -> float:
+def _median_us(
+    check: Callable[[str, Path], list[object]], commands: list[str], cwd: Path, runs: int
+) -> float:
     """The median over commands of each command's median time, in microseconds."""
     per_command = []
     for command in commands:

@@ -197,7 +197,11 @@ async def test_a_rule_that_cannot_be_scoped_is_never_approved_for_the_session(be
     assert (await bench.call("terminal", {"command": "X=echo; $X hello"})).ok
     assert not (await bench.call("terminal", {"command": "X=echo; $X hello"})).ok
     first, second = bench.user.requests
-    assert first.rule == "unprovable-command-name" and not first.allow_session and second.command == first.command
+    assert (
+        first.rule == "unprovable-command-name"
+        and not first.allow_session
+        and second.command == first.command
+    )
 
 
 async def test_yolo_skips_approval(bench: Bench) -> None:
