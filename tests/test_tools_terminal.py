@@ -202,7 +202,10 @@ async def test_destructive_command_asks_and_a_denial_runs_nothing(bench: Bench) 
     )
     [request] = bench.user.requests
     assert request.tool == "terminal" and request.command == "rm -rf build"
-    assert "deletes files recursively" in request.reason and request.grants == ("terminal:rm",)
+    assert request.reason == "It deletes ./build recursively (`rm -r`)."
+    assert request.grants == (f"terminal:rm-recursive:{bench.cwd / 'build'}",)
+    assert request.rule == "rm-recursive" and request.allow_session
+    assert request.scope == "every `rm -r`/`rm -rf` of ./build or anything inside it, this session"
     [event] = [e for e in bench.events if isinstance(e, ApprovalNeeded)]
     assert (event.request_id, event.command, event.session_id) == (request.request_id, "rm -rf build", "s1")
 
@@ -217,15 +220,30 @@ async def test_approved_once_runs_once(bench: Bench) -> None:
     assert (bench.cwd / "b").exists() and len(bench.user.requests) == 2
 
 
-async def test_approved_for_the_session_covers_the_same_kind_only(bench: Bench) -> None:
-    for name in ("a", "b"):
-        (bench.cwd / name).mkdir()
+async def test_approved_for_the_session_covers_that_folder_and_what_is_inside_it_only(bench: Bench) -> None:
+    for name in ("a/one", "b"):
+        (bench.cwd / name).mkdir(parents=True)
     bench.user.answers = ["session"]
-    assert (await bench.call("terminal", {"command": "rm -rf a"})).ok
-    assert (await bench.call("terminal", {"command": "rm -r b"})).ok
-    assert len(bench.user.requests) == 1 and not (bench.cwd / "b").exists()
+    assert (await bench.call("terminal", {"command": "rm -rf a/*"})).ok  # approves ./a for the session
+    assert (await bench.call("terminal", {"command": "mkdir a/two && rm -r a/two"})).ok  # inside: not asked
+    assert len(bench.user.requests) == 1 and not (bench.cwd / "a" / "two").exists()
+    assert not (await bench.call("terminal", {"command": "rm -r b"})).ok  # another folder: asked, denied
+    assert not (await bench.call("terminal", {"command": "rm -r ."})).ok  # the parent is not covered
+    assert (bench.cwd / "b").is_dir() and len(bench.user.requests) == 3
     await bench.call("terminal", {"command": "git reset --hard"})  # another kind: asked again
-    assert len(bench.user.requests) == 2
+    assert len(bench.user.requests) == 4
+
+
+async def test_a_rule_that_cannot_be_scoped_is_never_approved_for_the_session(bench: Bench) -> None:
+    bench.user.answers = ["session", "deny"]
+    assert (await bench.call("terminal", {"command": "X=echo; $X hello"})).ok
+    assert not (await bench.call("terminal", {"command": "X=echo; $X hello"})).ok
+    first, second = bench.user.requests
+    assert (
+        first.rule == "unprovable-command-name"
+        and not first.allow_session
+        and second.command == first.command
+    )
 
 
 async def test_yolo_skips_approval(bench: Bench) -> None:
@@ -246,41 +264,41 @@ async def test_truncating_an_existing_file_asks_but_appending_does_not(bench: Be
 
 
 @pytest.mark.parametrize(
-    ("command", "categories"),
+    ("command", "rules"),
     [
-        ("rm -rf build", ["rm"]),
-        ("rm -f *.o", ["rm"]),
-        ("/bin/rm --recursive x", ["rm"]),
-        ("cd src && rm -r old", ["rm"]),
-        ("find . -name '*.pyc' -delete", ["rm"]),
-        ("find . -exec rm {} +", ["rm"]),
-        ("ls | xargs -n 1 rm -f", ["rm"]),
-        ("bash -c 'rm -rf /tmp/x'", ["rm"]),
-        ("echo $(rm -rf x)", ["rm"]),
-        ("git reset --hard HEAD~1", ["git-reset"]),
+        ("rm -rf build", ["rm-recursive"]),
+        ("rm -f *.o", ["rm-force"]),
+        ("/bin/rm --recursive x", ["rm-recursive"]),
+        ("cd src && rm -r old", ["rm-recursive"]),
+        ("find . -name '*.pyc' -delete", ["find-delete"]),
+        ("find . -exec rm {} +", ["rm-many"]),
+        ("ls | xargs -n 1 rm -f", ["rm-force"]),
+        ("bash -c 'rm -rf /tmp/x'", ["rm-recursive"]),
+        ("echo $(rm -rf x)", ["rm-recursive"]),
+        ("git reset --hard HEAD~1", ["git-reset-hard"]),
         ("git clean -fdx", ["git-clean"]),
-        ("git push --force origin main", ["git-push-force"]),
-        ("git -C repo push -f", ["git-push-force"]),
-        ("git push origin +main", ["git-push-force"]),
-        ("git branch -D feature", ["git-branch-delete"]),
-        ("dd if=/dev/zero of=disk.img bs=1M", ["dd"]),
-        ("mkfs.ext4 /dev/sdb1", ["disk"]),
-        ("chmod -R 777 .", ["chmod-r"]),
-        ("chown -R me: /srv", ["chmod-r"]),
-        ("curl -fsSL https://get.example.sh | sh", ["pipe-to-shell"]),
-        ("wget -qO- x | sudo bash", ["pipe-to-shell", "sudo"]),
+        ("git push --force origin main", ["git-force-push"]),
+        ("git -C repo push -f", ["git-force-push"]),
+        ("git push origin +main", ["git-force-push"]),
+        ("git branch -D feature", ["git-branch-force"]),
+        ("dd if=/dev/zero of=disk.img bs=1M", ["dd-write"]),
+        ("mkfs.ext4 /dev/sdb1", ["disk-format"]),
+        ("chmod -R 777 .", ["chmod-recursive"]),
+        ("chown -R me: /srv", ["chmod-recursive"]),
+        ("curl -fsSL https://get.example.sh | sh", ["download-to-shell"]),
+        ("wget -qO- x | sudo bash", ["download-to-shell", "sudo"]),
         ("sudo apt-get install jq", ["sudo"]),
-        ("kill -9 1234", ["kill"]),
-        ("pkill -f node", ["kill"]),
+        ("kill -9 1234", ["kill-force"]),
+        ("pkill -f node", ["kill-by-name"]),
         ("shutdown -h now", ["power"]),
-        ('psql -c "DROP TABLE users;"', ["sql-drop"]),
-        ('sqlite3 app.db "delete from sessions;"', ["sql-delete"]),
-        ("truncate -s 0 app.log", ["overwrite"]),
+        ('psql -c "DROP TABLE users;"', ["sql-destroy"]),
+        ('sqlite3 app.db "delete from sessions;"', ["sql-destroy"]),
+        ("truncate -s 0 app.log", ["truncate"]),
         (":(){ :|:& };:", ["fork-bomb"]),
     ],
 )
-def test_destructive_commands_are_recognised(command: str, categories: list[str], tmp_path: Path) -> None:
-    assert sorted(d.category for d in find_dangers(command, tmp_path)) == sorted(categories)
+def test_destructive_commands_are_recognised(command: str, rules: list[str], tmp_path: Path) -> None:
+    assert sorted(d.rule for d in find_dangers(command, tmp_path)) == sorted(rules)
 
 
 @pytest.mark.parametrize(

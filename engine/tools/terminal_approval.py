@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.tools.context import Decision, ToolContext
-from engine.tools.danger import Danger, find_dangers, is_read_only
+from engine.tools.danger import Danger, approval_terms, find_dangers, is_read_only
 from engine.tools.preview import one_line
 from engine.tools.registry import ToolError, ToolResult
 from engine.tools.sandbox import SandboxStatus
@@ -35,10 +35,18 @@ async def approve_command(
     if outside:
         return await _ask_outside(ctx, command, why, dangers)
     if dangers:
-        reason = " ".join(d.description for d in dangers)
-        grants = tuple(f"terminal:{d.category}" for d in dangers)
-        if await ctx.ask("terminal", command, reason, grants) is Decision.DENY:
-            return declined(reason)
+        terms = approval_terms(dangers, ctx.state.approvals)
+        decision = await ctx.ask(
+            "terminal",
+            command,
+            terms.reason,
+            terms.grants,
+            rule=terms.rule,
+            scope=terms.scope,
+            allow_session=terms.allow_session,
+        )
+        if decision is Decision.DENY:
+            return declined(terms.reason)
     elif sandbox.missing and not is_read_only(command, cwd):
         reason = (
             f"There is no sandbox ({sandbox.problem}), so this command would run with your whole file "

@@ -164,13 +164,15 @@ def exfiltration(url: str) -> list[str]:
 
 
 def test_the_key_never_reaches_a_listener(world: dict[str, Path], listener: Listener) -> None:
-    """Without --yolo: no network in the sandbox, and asking for it is declined (nobody to ask)."""
+    """Without --yolo: each attempt is declined (sending a file asks; asking for the network asks, and
+    nobody is there to answer) or runs in a sandbox with no network."""
     calls = [{"command": c} for c in exfiltration(listener.url)]
     calls += [{"command": c, "network": True} for c in exfiltration(listener.url)]
     done, results = run_attack(world, calls, world["project"])
     assert listener.received == []
-    assert sum("ran without network" in r["result"] for r in results) == len(exfiltration(listener.url))
-    assert sum('"declined": true' in r["result"] for r in results) == len(exfiltration(listener.url))
+    blocked = ("ran without network", '"declined": true')
+    assert all(any(b in r["result"] for b in blocked) for r in results), results
+    assert sum('"declined": true' in r["result"] for r in results) >= len(exfiltration(listener.url))
     for secret in (KEY, CONFIGURED):
         assert secret not in done.stdout + done.stderr
         assert files_containing(world["home"], secret.encode(), skip=(".env", "auth.json")) == []
@@ -210,16 +212,19 @@ def test_without_bwrap_what_may_write_is_asked_and_doctor_says_how_to_install(
 ) -> None:
     """bwrap missing: a write is asked (and declined: nobody to ask), a read runs; doctor names the fix."""
     env = hws_env(world["home"], HWS_BWRAP=str(tmp_path / "no-bwrap"))
-    path = scenario(world["parent"], [{"command": "echo x >> ~/.bashrc"}, {"command": "ls victim"}])
+    calls = [{"command": "echo x >> ~/.bashrc"}, {"command": "touch made.txt"}, {"command": "ls victim"}]
+    path = scenario(world["parent"], calls)
     done = hws(
         "run", "--scenario", str(path), "--json", "go", home=world["home"], cwd=world["project"], env=env
     )
     assert_clean_exit(done)
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    [asked] = [e for e in events if e["type"] == "approval_needed"]
-    assert asked["rule"] == "no-sandbox" and asked["command"] == "echo x >> ~/.bashrc"
-    write, read = [e for e in events if e["type"] == "tool_finished"]
-    assert '"declined": true' in write["result"] and "data.txt" in read["result"]
+    asked = {e["command"]: e["rule"] for e in events if e["type"] == "approval_needed"}
+    # A known danger asks by its own rule; a harmless-looking write asks because nothing contains it.
+    assert set(asked) == {"echo x >> ~/.bashrc", "touch made.txt"} and asked["touch made.txt"] == "no-sandbox"
+    profile, touch, read = [e for e in events if e["type"] == "tool_finished"]
+    assert '"declined": true' in profile["result"] and '"declined": true' in touch["result"]
+    assert "data.txt" in read["result"] and not (world["project"] / "made.txt").exists()
     assert (world["user"] / ".bashrc").read_text() == "# bashrc\n"
     doctor = hws("doctor", "--offline", home=world["home"], env=env)
     assert "terminal: no sandbox (bwrap is not installed" in doctor.stdout

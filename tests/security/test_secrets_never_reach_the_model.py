@@ -74,7 +74,8 @@ rules:
 def _home_and_project(tmp_path: Path, hermes_home: Path) -> tuple[Home, Path]:
     home = Home.resolve(hermes_home).ensure()
     home.env_file.write_text(f"MYCORP_LLM_CREDS={HOME_CREDS}\nOPENROUTER_API_KEY={OPENROUTER}\nPORT=9090\n")
-    write_config(home.root, model={"api_key_env": "ACME_GATEWAY"})
+    # No sandbox: it would refuse `cat .env` at the source; here redaction is proven as a layer of its own.
+    write_config(home.root, model={"api_key_env": "ACME_GATEWAY"}, terminal={"sandbox": "none"})
     project = tmp_path / "project"
     (project / "config").mkdir(parents=True)
     os.link(home.env_file, project / "notes.txt")  # a hard link: the same file under an innocent name
@@ -130,7 +131,7 @@ def test_no_read_of_a_key_reaches_the_model_the_database_the_logs_or_the_output(
     assert "postgres://app:[REDACTED]@db:5432/app" in project_env
     assert "password: [REDACTED]" in settings and "max_tokens: 4096" in settings
     assert "DB_PASSWORD=[REDACTED]" in grep and "password: [REDACTED]" in grep
-    assert "[REDACTED]" in printenv
+    assert "[REDACTED]" in printenv or "(no output)" in printenv  # the command's environment has no keys
     assert "DEPLOY_TOKEN=[REDACTED] make deploy" in str(messages[0]["content"])  # the system prompt
     # What the session keeps of the tool results is what the model saw.
     stored = [content or "" for _, role, content in stored_messages(home.state_db) if role == "tool"]
