@@ -45,8 +45,22 @@ class _Walk:
     allowed: tuple[Path, ...]
     secrets: frozenset[Path] = frozenset()  # never searched: reading them needs approval
     escaped: int = 0  # symlinked files skipped because they lead outside the allowed folders
+    # (device, inode) of the secret files: a hard link to one, under any name, is never searched either
+    secret_inodes: frozenset[tuple[int, int]] = frozenset()
+
+    def _secret_by_inode(self, path: Path) -> bool:
+        try:
+            info = path.stat()
+        except OSError:
+            return True
+        return info.st_nlink > 1 and (info.st_dev, info.st_ino) in self.secret_inodes
 
     def files(self) -> Iterator[Path]:
+        for path in self._candidates():
+            if not self._secret_by_inode(path):
+                yield path
+
+    def _candidates(self) -> Iterator[Path]:
         if self.root.is_file():
             if self.root not in self.secrets:
                 yield self.root
@@ -74,7 +88,9 @@ async def search_files(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     section = ctx.config.tool_output
     limit = min(int(args.get("limit") or section.search_max_results), int(section.search_max_results))
     allowed = (Path(ctx.cwd).resolve(), ctx.home.root.resolve(), target.path)
-    walk = _Walk(target.path, frozenset(section.search_skip_dirs), allowed, paths.home_secrets(ctx))
+    secrets = paths.home_secrets(ctx)
+    skip = frozenset(section.search_skip_dirs)
+    walk = _Walk(target.path, skip, allowed, secrets, secret_inodes=_inodes(secrets))
     if args.get("target") == "files":
         return await asyncio.to_thread(_find_files, ctx, walk, args["pattern"], limit)
     flags = re.IGNORECASE if args.get("ignore_case") else 0
@@ -88,6 +104,17 @@ async def search_files(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return await asyncio.to_thread(
         _grep, ctx, walk, regex, args.get("glob"), limit, int(section.search_max_file_bytes)
     )
+
+
+def _inodes(files: frozenset[Path]) -> frozenset[tuple[int, int]]:
+    found = set()
+    for path in files:
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        found.add((info.st_dev, info.st_ino))
+    return frozenset(found)
 
 
 def _grep(
