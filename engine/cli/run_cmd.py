@@ -140,7 +140,7 @@ async def _run_turn(
             cwd=cwd,
             resume=args.session,
             source="cli",
-            approve=None if args.yolo else TerminalApprover(printer),
+            approve=TerminalApprover(printer),  # --yolo skips most questions, never those that always ask
             yolo=True if args.yolo else None,
             client=client,
             aux_client=aux_client,
@@ -167,11 +167,13 @@ class TerminalApprover:
 
     async def __call__(self, request: ApprovalRequest) -> str:
         if not (sys.stdin.isatty() and sys.stderr.isatty()):
-            self.printer.note(
-                f"declined: {request.command} ({request.reason}); no terminal to ask — pass --yolo to allow"
-            )
+            hint = "--yolo does not skip this question" if request.always_ask else "pass --yolo to allow"
+            self.printer.note(f"declined: {request.command} ({request.reason}); no terminal to ask — {hint}")
             return "deny"
-        question = f"Allow `{request.command}`? {request.reason}  [o]nce / [s]ession / [d]eny: "
+        if request.detail:
+            self.printer.note(request.detail.rstrip("\n"))
+        choices = "[o]nce / [s]ession / [d]eny" if request.allow_session else "[o]nce / [d]eny"
+        question = f"Allow `{request.command}`? {request.reason}  {choices}: "
         answer = await asyncio.to_thread(_ask, question)
         return {"o": "once", "s": "session"}.get(answer[:1].lower(), "deny")
 
@@ -246,6 +248,8 @@ class TextPrinter:
             self.note(f"┊ nudge     {data['nudge']}: {data['reason']}")
         elif kind == "status":
             self.note(f"{data['level']}: {data['text']}")
+        elif kind == "guarded_settings_changed":
+            self.note(f"warning: {data['message']}")
         elif kind == "error_event":
             self.failed = True
             self.note(f"error: {data['message']}")

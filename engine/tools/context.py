@@ -36,6 +36,7 @@ class ApprovalRequest:
     scope: str = ""
     allow_session: bool = True
     detail: str = ""
+    always_ask: bool = False  # --yolo does not skip it
 
 
 @dataclass
@@ -132,7 +133,16 @@ class ToolContext:
             )
             return Decision.SESSION
         request = ApprovalRequest(
-            uuid.uuid4().hex[:12], tool, command, reason, grants, rule, scope, allow_session, detail
+            uuid.uuid4().hex[:12],
+            tool,
+            command,
+            reason,
+            grants,
+            rule,
+            scope,
+            allow_session,
+            detail,
+            always_ask,
         )
         await self.send(
             ApprovalNeeded(
