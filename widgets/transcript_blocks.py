@@ -462,6 +462,23 @@ class CompactionBlock(Block):
         return self.text
 
 
+def diff_content(diff: str) -> Content:
+    """A unified diff with its added lines green and its removed lines red."""
+    parts: list[tuple[str, str] | str] = []
+    for line in diff.splitlines(keepends=True):
+        if line.startswith(("+++", "---")):
+            parts.append((line, "dim"))
+        elif line.startswith("+"):
+            parts.append((line, "$success"))
+        elif line.startswith("-"):
+            parts.append((line, "$error"))
+        elif line.startswith("@@"):
+            parts.append((line, "$accent"))
+        else:
+            parts.append(line)
+    return Content.assemble(*parts)
+
+
 class ApprovalBlock(Vertical):
     """An inline question: may the agent run this? The answer resolves the engine's Future."""
 
@@ -474,6 +491,7 @@ class ApprovalBlock(Vertical):
         border: round $warning;
     }
     ApprovalBlock > .approval-question { width: 1fr; height: auto; }
+    ApprovalBlock > .approval-detail { width: 1fr; height: auto; margin-top: 1; }
     ApprovalBlock > Horizontal { height: auto; width: 1fr; }
     ApprovalBlock Button { margin-right: 1; min-width: 10; }
     ApprovalBlock.-answered { border: round $panel; color: $text-muted; }
@@ -512,8 +530,12 @@ class ApprovalBlock(Vertical):
             (self.event.reason, "dim"),
         )
         yield Static(ask, classes="approval-question")
+        if self.event.detail:  # the diff a protected file would take
+            yield Static(diff_content(self.event.detail), classes="approval-detail")
         with Horizontal(classes="approval-buttons"):
             for decision, label in DECISIONS:
+                if decision == "session" and not self.event.allow_session:
+                    continue  # this question is asked every time
                 variant = "error" if decision == "deny" else "primary" if decision == "once" else "default"
                 yield Button(label, id=f"approve-{decision}", variant=variant, compact=True)
 
@@ -529,6 +551,8 @@ class ApprovalBlock(Vertical):
         self.answer(decision)
 
     def action_answer(self, decision: str) -> None:
+        if decision == "session" and not self.event.allow_session:
+            return  # not offered: a key must not give an answer the question has no button for
         self.answer(decision)
 
     def answer(self, decision: str) -> None:

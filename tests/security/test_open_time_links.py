@@ -150,3 +150,24 @@ async def test_writes_keep_the_mode_and_leave_no_temp_file(bench: Bench) -> None
     assert (await bench.call("write_file", {"path": "run.sh", "content": "echo bye\n"})).ok
     assert script.stat().st_mode & 0o777 == 0o750 and script.read_text() == "echo bye\n"
     assert sorted(os.listdir(bench.cwd)) == ["run.sh"]
+
+
+async def test_a_file_swapped_for_a_link_while_search_walks_is_not_followed(
+    bench: Bench, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.tools import search
+
+    bench.home.env_file.write_text("SERVICE_LOGIN=plain-value\n")
+    (bench.cwd / "notes.txt").write_text("nothing here\n")
+    walked = search._Walk.found
+
+    def swapping(self: Any) -> Any:
+        for path, real in walked(self):
+            if path.name == "notes.txt":  # judged a plain file; a link to .env by the time it is read
+                path.unlink()
+                path.symlink_to(bench.home.env_file)
+            yield path, real
+
+    monkeypatch.setattr(search._Walk, "found", swapping)
+    outcome = await bench.call("search_files", {"pattern": "plain-value"})
+    assert outcome.ok and outcome.summary == "no matches" and "SERVICE_LOGIN" not in outcome.content
