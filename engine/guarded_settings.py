@@ -63,6 +63,7 @@ GUARDED_SETTINGS: tuple[GuardedSetting, ...] = (
 )
 
 KEY_VARIABLE_SUFFIX = "_API_KEY"  # a `.env` variable with this ending is a provider key (OPENROUTER_API_KEY…)
+MAX_VALUES = 20_000  # a config with more values than this (an alias bomb, mostly) is not read for settings
 UNREADABLE = "config.yaml"  # the snapshot's only entry when config.yaml cannot be read or parsed
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _PATTERNS = tuple((tuple(p.split(".")), setting) for setting in GUARDED_SETTINGS for p in setting.patterns)
@@ -126,7 +127,24 @@ def parse_config(text: str) -> Any:
         return {}
     if not isinstance(tree, dict):
         raise UnreadableConfig("its top level would not be a mapping of sections")
+    if _too_many_values(tree):
+        raise UnreadableConfig(f"it would hold more than {MAX_VALUES:,} values once its aliases are expanded")
     return tree
+
+
+def _too_many_values(tree: Any) -> bool:
+    """True when walking the tree (aliases expanded, as each setting is read) passes MAX_VALUES."""
+    count, stack = 0, [tree]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > MAX_VALUES:
+            return True
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def _alias_count(root: yaml.Node) -> int:

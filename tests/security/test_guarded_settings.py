@@ -148,6 +148,18 @@ def test_a_config_that_would_not_read_is_refused(new: str) -> None:
     assert refused is not None and "would not be a config" in refused
 
 
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)
+)
+
+
+def test_an_alias_bomb_is_neither_expanded_nor_written() -> None:
+    refused = config_write_refusal(CONFIG, BOMB)
+    assert refused is not None and "more than 20,000 values" in refused
+    assert snapshot(BOMB, "") == {"config.yaml": snapshot(BOMB, "")["config.yaml"]}
+    assert "agent.yolo" in (config_write_refusal(BOMB, "agent:\n  yolo: true\n") or "")
+
+
 def test_a_broken_config_is_compared_with_the_defaults() -> None:
     broken = "agent: [\n"
     assert config_write_refusal(broken, "agent:\n  max_turns: 3\n") is None
