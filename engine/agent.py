@@ -40,6 +40,7 @@ from engine.agent_session import AgentBusy, AgentError
 from engine.events import (
     ErrorEvent,
     Event,
+    GuardedSettingsChanged,
     NudgeFired,
     ReasoningDelta,
     Status,
@@ -50,6 +51,7 @@ from engine.events import (
     TurnStarted,
     Usage,
 )
+from engine.guarded_settings import GuardedWatch, change_sentence
 from engine.history import MISSING_RESULT
 from engine.nudges import NudgeTracker
 from engine.prompt import SystemPrompt
@@ -156,6 +158,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         self.host: Any = None
         self.compressor: Any = None
         self.ctx: ToolContext | None = None
+        self.guarded: GuardedWatch | None = None  # the guarded settings as the session began
         self.redactor = home_redactor(home.root, config)  # keys never reach a UI, the output or the store
         self.nudges = NudgeTracker(  # made anew for each session
             int(config.memory.nudge_interval), int(config.skills.creation_nudge_tool_calls)
@@ -211,8 +214,9 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
     # -- approvals --------------------------------------------------------------------------------
 
     async def _ask_user(self, request: ApprovalRequest) -> Decision | str:
-        if self._approve is not None:  # an approver prints the request: keys in a command stay hidden
-            return await self._approve(redact_event(request, self.redactor))
+        request = redact_event(request, self.redactor)  # as its ApprovalNeeded event: no key in the diff
+        if self._approve is not None:
+            return await self._approve(request)
         future: asyncio.Future[Decision | str] = asyncio.get_running_loop().create_future()
         self._approvals[request.request_id] = future
         try:
@@ -358,6 +362,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                 )
                 return
             state.iterations += 1
+            await self._check_guarded()
             await self._compress_if_due()
             reply = await self._call_model(state, layer)
             await self._record_reply(state, reply)
@@ -365,6 +370,22 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                 state.final_text = reply.content
                 return
             await self._run_tools(state, reply.tool_calls)
+
+    async def _check_guarded(self) -> None:
+        """Before each model call: say so when a guarded setting changed on disk since the session began.
+
+        The session goes on with the values it began with (its config was read once, at the start).
+        """
+        watch = self.guarded
+        if watch is None:
+            return
+        try:
+            changes = await asyncio.to_thread(watch.check)
+        except Exception:  # a check that fails must not stop the turn
+            log.exception("checking the guarded settings failed")
+            return
+        if changes is not None:
+            self._put(GuardedSettingsChanged(self.session_id, changes, change_sentence(changes)))
 
     def _request_messages(self, text: str, layer: str | None) -> list[dict[str, Any]]:
         """System prompt, the call-time system text, and the history with the provider layer applied."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.agent_session import AgentBusy, open_session, open_store
 from engine.events import Event, SessionChanged
+from engine.guarded_settings import GuardedWatch
 from engine.nudges import NudgeTracker
 from engine.prompt_build import tool_schema_tokens
 from engine.tools import ToolContext
@@ -61,6 +62,7 @@ class LifecycleMixin:
     skills: Any
     host: Any
     compressor: Any
+    guarded: GuardedWatch | None
     ctx: ToolContext | None
     _resume: str | None
     _started: bool
@@ -109,6 +111,7 @@ class LifecycleMixin:
         from engine.skills.tools import SkillTools
 
         self.memory = await asyncio.to_thread(Memory, self.home, self.config)
+        self.guarded = await asyncio.to_thread(GuardedWatch, self.home.root)  # as this session begins
         self.skills = SkillTools(
             self.home, self.config, tiers=SessionTiers(""), session_id="", who="agent", emit=self._emit_main
         )

@@ -83,13 +83,18 @@ def defaults() -> Config:
 
 def parse_env_file(path: Path) -> dict[str, str]:
     """Read a `.env` file: KEY=VALUE lines, optional `export`, quotes, `#` comments."""
-    values: dict[str, str] = {}
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return values
+        return {}
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path} is not UTF-8 text ({exc.reason}); save it as UTF-8.") from exc
+    return parse_env_text(text)
+
+
+def parse_env_text(text: str) -> dict[str, str]:
+    """The variables of a `.env` text, read as `parse_env_file` reads the file."""
+    values: dict[str, str] = {}
     for line in text.splitlines():
         line = line.strip()
         if not line or line.startswith("#") or "=" not in line:

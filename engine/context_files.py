@@ -19,6 +19,21 @@ PROJECT_FILE_GROUPS: tuple[tuple[str, ...], ...] = (
     ("CLAUDE.md", "claude.md"),
 )
 MAX_READ_BYTES = 4_000_000
+# Files that this agent, Hermes Agent or other coding agents load as instructions (lower case): a file
+# tool's write of one outside the working directory asks the person every time.
+CONTEXT_FILE_NAMES = frozenset(
+    {name.lower() for group in PROJECT_FILE_GROUPS for name in group}
+    | {".cursorrules", ".clinerules", ".windsurfrules", "gemini.md", "copilot-instructions.md"}
+)
+
+
+def is_context_file(path: Path) -> bool:
+    """True for a context file's name, or a rule file of `.cursor/rules/`."""
+    if path.name.lower() in CONTEXT_FILE_NAMES:
+        return True
+    return (
+        path.suffix.lower() == ".mdc" and path.parent.name == "rules" and path.parent.parent.name == ".cursor"
+    )
 
 
 @dataclass(frozen=True)

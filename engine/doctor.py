@@ -46,6 +46,7 @@ def run_checks(home: Home, *, endpoint: bool = True) -> list[Finding]:
     findings += check_database(home, effective)
     findings += config_findings
     findings += check_sandbox(effective)
+    findings += check_guarded(home, config)
     if endpoint and config is not None and bool(config.doctor.check_endpoint):
         findings += check_model_endpoint(config)
     elif endpoint and config is not None:
@@ -411,6 +412,45 @@ def check_config(home: Home) -> tuple[Config | None, list[Finding]]:
     else:
         findings.append(Finding("config", OK, f"model {settings.model} at {settings.base_url}"))
     return config, findings
+
+
+def check_guarded(home: Home, config: Config | None) -> list[Finding]:
+    """The settings the agent may never change, the yolo switch, and other names for the control files."""
+    from engine.guarded_settings import GUARDED_SETTINGS
+
+    findings = []
+    if config is not None and bool(config.agent.yolo):
+        findings.append(
+            Finding(
+                "config",
+                WARNING,
+                "agent.yolo is on: commands run without asking (only the questions that always ask remain)",
+                f"set `agent: {{yolo: false}}` in {home.config_file} unless you mean it",
+            )
+        )
+    for path in (home.config_file, home.env_file, home.root / "auth.json", home.soul):
+        with contextlib.suppress(OSError):
+            info = path.stat()
+            if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                findings.append(
+                    Finding(
+                        "home",
+                        WARNING,
+                        f"{path.name} has {info.st_nlink - 1} other name(s) (hard links): a program that "
+                        "opens one of them reads or changes it without the home's protection",
+                        f"find them with `find / -xdev -samefile {path}`; delete the ones you did not make",
+                    )
+                )
+    names = ", ".join(s.patterns[0].removeprefix("**.") for s in GUARDED_SETTINGS[:5])
+    findings.append(
+        Finding(
+            "config",
+            OK,
+            f"{len(GUARDED_SETTINGS)} groups of guarded settings ({names}, …) are never changed by the "
+            "agent; a change on disk is announced before the next turn",
+        )
+    )
+    return findings
 
 
 def check_model_endpoint(config: Config, probe: Callable[[Config], object] | None = None) -> list[Finding]:

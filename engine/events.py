@@ -143,6 +143,15 @@ class Status(Event):
 
 
 @dataclass(frozen=True)
+class GuardedSettingsChanged(Event):
+    """Settings that guard the person (agent.yolo, model.base_url, …) changed on disk since the session
+    began; `changes` names them (empty: they are back as they began). The session keeps its own."""
+
+    changes: tuple[str, ...]
+    message: str
+
+
+@dataclass(frozen=True)
 class ErrorEvent(Event):
     message: str
     retryable: bool = False

@@ -28,6 +28,7 @@ class StatusState:
     note_level: str = "info"
     files: str = ""  # how the home is watched when not by file events ("files: polling every 1s")
     sandbox: str = ""  # what confines terminal commands when it is not the sandbox ("terminal: no sandbox")
+    guarded: str = ""  # guarded settings changed on disk this session, until a click or a new session
     hints: str = "^p palette  ^r sessions  f12 keys"
 
 
@@ -73,6 +74,11 @@ class StatusBar(Widget):
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh)
 
+    def on_click(self) -> None:
+        """A click acknowledges the guarded-settings warning."""
+        if self.state.guarded:
+            self.update_state(guarded="")
+
     def update_state(self, **changes: object) -> None:
         self.state = replace(self.state, **changes)  # type: ignore[arg-type]
 
@@ -103,6 +109,8 @@ class StatusBar(Widget):
             parts += [sep, (state.files, "$warning")]
         if state.sandbox:
             parts += [sep, (state.sandbox, "$warning")]
+        if state.guarded:
+            parts += [sep, (f"⚠ changed on disk: {state.guarded}", "bold $error")]
         if state.note:
             style = {"warning": "$warning", "error": "$error"}.get(state.note_level, "")
             parts += [sep, (state.note, style)]

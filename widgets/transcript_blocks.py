@@ -471,6 +471,23 @@ class CompactionBlock(Block):
         return self.text
 
 
+def diff_content(diff: str) -> Content:
+    """A unified diff with its added lines green and its removed lines red."""
+    parts: list[tuple[str, str] | str] = []
+    for line in diff.splitlines(keepends=True):
+        if line.startswith(("+++", "---")):
+            parts.append((line, "dim"))
+        elif line.startswith("+"):
+            parts.append((line, "$success"))
+        elif line.startswith("-"):
+            parts.append((line, "$error"))
+        elif line.startswith("@@"):
+            parts.append((line, "$accent"))
+        else:
+            parts.append(line)
+    return Content.assemble(*parts)
+
+
 class ApprovalBlock(Vertical):
     """An inline question: may the agent run this? The answer resolves the engine's Future.
 
@@ -490,7 +507,7 @@ class ApprovalBlock(Vertical):
     }
     ApprovalBlock:focus-within { border: heavy $warning; }
     ApprovalBlock > .approval-question { width: 1fr; height: auto; }
-    ApprovalBlock > .approval-detail { width: 1fr; height: auto; max-height: 16; color: $text-muted; }
+    ApprovalBlock > .approval-detail { width: 1fr; height: auto; max-height: 16; margin-top: 1; }
     ApprovalBlock > Horizontal { height: auto; width: 1fr; }
     ApprovalBlock Button { margin-right: 1; min-width: 10; }
     ApprovalBlock > .approval-hint { width: 1fr; height: auto; color: $text-muted; }
@@ -541,8 +558,8 @@ class ApprovalBlock(Vertical):
             (event.reason, "dim"),
         )
         yield Static(ask, classes="approval-question")
-        if event.detail:
-            yield Static(_clipped(event.detail, self.DETAIL_LINES), classes="approval-detail", markup=False)
+        if event.detail:  # the diff a protected file would take
+            yield Static(diff_content(_clipped(event.detail, self.DETAIL_LINES)), classes="approval-detail")
         with Horizontal(classes="approval-buttons"):
             for decision, label in self.decisions:
                 variant = "error" if decision == "deny" else "primary" if decision == "once" else "default"

@@ -149,7 +149,7 @@ async def _run_turn(
             cwd=cwd,
             resume=args.session,
             source="cli",
-            approve=TerminalApprover(printer, yolo=args.yolo),  # --yolo leaves it what always asks
+            approve=TerminalApprover(printer),  # --yolo skips most questions, never those that always ask
             yolo=True if args.yolo else None,
             client=client,
             aux_client=aux_client,
@@ -171,18 +171,28 @@ async def _run_turn(
 class TerminalApprover:
     """Asks on the terminal when there is one; with nobody to ask, a destructive action is declined."""
 
-    def __init__(self, printer: Any, *, yolo: bool = False) -> None:
+    def __init__(self, printer: Any) -> None:
         self.printer = printer
-        self.yolo = yolo  # then every question that reaches it is one --yolo never answers
 
     async def __call__(self, request: ApprovalRequest) -> str:
+        rule = f" [{request.rule}]" if request.rule else ""
         if not (sys.stdin.isatty() and sys.stderr.isatty()):
-            hint = "--yolo never answers this question" if self.yolo else "pass --yolo to allow"
-            self.printer.note(f"declined: {request.command} ({request.reason}); no terminal to ask — {hint}")
+            hint = "--yolo does not skip this question" if request.always_ask else "pass --yolo to allow"
+            self.printer.note(
+                f"declined: {request.command} ({request.reason}){rule}; no terminal to ask — {hint}"
+            )
             return "deny"
-        question = f"Allow `{request.command}`? {request.reason}  [o]nce / [s]ession / [d]eny: "
+        if request.detail:
+            self.printer.note(request.detail.rstrip("\n"))
+        if request.allow_session:
+            scope = f" (for the session: {request.scope})" if request.scope else ""
+            choices = f"[o]nce / [s]ession{scope} / [d]eny"
+        else:
+            choices = "[o]nce / [d]eny (asked every time)"
+        question = f"Allow `{request.command}`?{rule} {request.reason}  {choices}: "
         answer = await asyncio.to_thread(_ask, question)
-        return {"o": "once", "s": "session"}.get(answer[:1].lower(), "deny")
+        answers = {"o": "once", "s": "session"} if request.allow_session else {"o": "once"}
+        return answers.get(answer[:1].lower(), "deny")
 
 
 def _ask(question: str) -> str:
@@ -251,10 +261,14 @@ class TextPrinter:
             self.note(f"┊ memory    {data['target']} {data['action']} by {data['who']}: {data['message']}")
         elif kind == "skill_changed":
             self.note(f"┊ skill     {data['action']} {data['name']} by {data['who']}")
+        elif kind == "approved_by_session":
+            self.note(f"┊ approved  {data['command']} (this session allows {data['scope']})")
         elif kind == "nudge_fired":
             self.note(f"┊ nudge     {data['nudge']}: {data['reason']}")
         elif kind == "status":
             self.note(f"{data['level']}: {data['text']}")
+        elif kind == "guarded_settings_changed":
+            self.note(f"warning: {data['message']}")
         elif kind == "error_event":
             self.failed = True
             self.note(f"error: {data['message']}")

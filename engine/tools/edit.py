@@ -1,4 +1,9 @@
-"""`write_file` and `patch`: atomic writes that never silently overwrite someone else's edit."""
+"""`write_file` and `patch`: atomic writes that never silently overwrite someone else's edit.
+
+Each write reads the file, works out the change, shows a protected file's diff to the person, and
+then writes only if the file still holds what the change was made on, opening the checked path
+without following a link swapped in meanwhile (engine/tools/safe_open.py).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,13 @@ import asyncio
 import difflib
 import functools
 import re
-import stat
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import WriteError, atomic_write_text, content_hash
-from engine.tools import paths
+from engine.atomic import content_hash, describe_os_error
+from engine.tools import paths, protected, safe_open
 from engine.tools.context import ToolContext
 from engine.tools.hidden_secrets import MISSING_HINT, refuse_hidden_secret_loss
 from engine.tools.preview import count_lines, one_line, plural, quoted
@@ -49,22 +54,25 @@ PATCH_PARAMETERS: dict[str, Any] = {
 }
 
 
-def _read_bytes(path: Path, shown: str) -> bytes | None:
-    """The current bytes of a file, or None when it does not exist; folders and devices are refused."""
+@dataclass(frozen=True)
+class _OnDisk:
+    """A file as the tool found it: its bytes and mode."""
+
+    data: bytes
+    mode: int
+
+
+def _current(ctx: ToolContext, target: paths.ResolvedPath) -> _OnDisk | None:
+    """The file now, or None when it does not exist; opened without following a link swapped in."""
+    path, shown = target.path, target.shown
     try:
-        info = path.stat()
+        with safe_open.held_folder(path.parent, doing="written") as folder:
+            found = safe_open.read_entry(folder, path.name, path, shown, ctx.home.root)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise ToolError(f"Cannot open {shown}: {exc.strerror}.") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise ToolError(f"{shown} is a folder, not a file.")
-    if not stat.S_ISREG(info.st_mode):
-        raise ToolError(f"{shown} is not a regular file (a device, socket or pipe).")
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise ToolError(f"Cannot read {shown}: {exc.strerror}.") from None
+        raise ToolError(f"Cannot open {shown}: {exc.strerror or exc}.") from None
+    return _OnDisk(*found) if found is not None else None
 
 
 @functools.cache
@@ -79,14 +87,24 @@ def new_file_mode() -> int:
     return 0o644
 
 
-def _write(ctx: ToolContext, path: Path, text: str) -> None:
+def _commit(ctx: ToolContext, target: paths.ResolvedPath, before: _OnDisk | None, text: str) -> None:
+    """Write `text` if the file still holds what the change was made on (and the person saw)."""
+    path, shown = target.path, target.shown
+    data = text.encode("utf-8")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, text, None if path.exists() else new_file_mode())
-    except WriteError as exc:
-        raise ToolError(str(exc)) from None
+        with safe_open.held_folder(path.parent, create=True, doing="written") as folder:
+            now = safe_open.read_entry(folder, path.name, path, shown, ctx.home.root)
+            if (now[0] if now else None) != (before.data if before else None):
+                raise ToolError(
+                    f"{shown} changed on disk while this change waited (someone else edited it); nothing "
+                    "was written. Read it again and redo the change on the current text."
+                )
+            mode = now[1] if now is not None else new_file_mode()
+            safe_open.replace_entry(folder, path.name, data, mode, path)
+    except FileNotFoundError as exc:
+        raise ToolError(f"Cannot write {shown}: {exc.strerror or exc}.") from None
     except OSError as exc:
-        raise ToolError(f"Cannot write {path}: {exc.strerror or exc}.") from None
+        raise ToolError(describe_os_error(exc, path)) from None
     ctx.state.file_hashes[str(path)] = content_hash(text)
 
 
@@ -114,24 +132,22 @@ def _line_changes(old: str, new: str) -> tuple[int, int]:
 
 async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     target = await paths.for_write(ctx, "write_file", args["path"])
-    return await asyncio.to_thread(_write_file, ctx, target, args["content"])
-
-
-def _write_file(ctx: ToolContext, target: paths.ResolvedPath, content: str) -> ToolResult:
-    path, shown = target.path, target.shown
-    before = _read_bytes(path, shown)
-    seen = ctx.state.file_hashes.get(str(path))
-    if before is not None and seen is not None and content_hash(before) != seen:
+    content = args["content"]
+    before = await asyncio.to_thread(_current, ctx, target)
+    seen = ctx.state.file_hashes.get(str(target.path))
+    if before is not None and seen is not None and content_hash(before.data) != seen:
         raise ToolError(
-            f"{shown} changed on disk since you last read or wrote it (someone else edited it). "
+            f"{target.shown} changed on disk since you last read or wrote it (someone else edited it). "
             "Read it again and redo your change on the current text; nothing was written."
         )
-    old_text = before.decode("utf-8", errors="replace") if before is not None else ""
-    refuse_hidden_secret_loss(ctx.redactor, old_text if before is not None else None, content, shown)
-    _write(ctx, path, content)
+    old_text = before.data.decode("utf-8", errors="replace") if before is not None else None
+    refuse_hidden_secret_loss(ctx.redactor, old_text, content, target.shown)
+    diff = unified_diff(old_text or "", content, target.shown, int(ctx.config.tool_output.diff_max_lines))
+    await protected.confirm_write(ctx, "write_file", target, old_text, content, diff)
+    await asyncio.to_thread(_commit, ctx, target, before, content)
+    shown = target.shown
     lines, size = count_lines(content), len(content.encode("utf-8"))
-    diff = unified_diff(old_text, content, shown, int(ctx.config.tool_output.diff_max_lines))
-    if before is None:
+    if old_text is None:
         return ToolResult(
             f"Created {shown} ({plural(lines, 'line')}, {size:,} bytes).",
             summary=f"new file, {plural(lines, 'line')}",
@@ -148,20 +164,47 @@ def _write_file(ctx: ToolContext, target: paths.ResolvedPath, content: str) -> T
 
 async def patch(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     target = await paths.for_write(ctx, "patch", args["path"])
-    return await asyncio.to_thread(
-        _patch, ctx, target, args["old_string"], args["new_string"], bool(args.get("replace_all"))
+    before = await asyncio.to_thread(_current, ctx, target)
+    change = await asyncio.to_thread(
+        _patched, ctx, target, before, args["old_string"], args["new_string"], bool(args.get("replace_all"))
+    )
+    diff = unified_diff(change.text, change.updated, target.shown, int(ctx.config.tool_output.diff_max_lines))
+    await protected.confirm_write(ctx, "patch", target, change.text, change.updated, diff)
+    await asyncio.to_thread(_commit, ctx, target, before, change.updated)
+    added, removed = _line_changes(change.text, change.updated)
+    starts = change.starts
+    where = ", ".join(str(n) for n in starts[:10]) + (" …" if len(starts) > 10 else "")
+    where = f"line {where}" if len(starts) == 1 else f"lines {where}"
+    count = len(starts)
+    return ToolResult(
+        f"Replaced {plural(count, 'occurrence')} in {target.shown} ({where}; +{added} -{removed} lines).",
+        summary=f"{plural(count, 'replacement')}, +{added} -{removed} lines",
+        display=diff,
     )
 
 
-def _patch(ctx: ToolContext, target: paths.ResolvedPath, old: str, new: str, replace_all: bool) -> ToolResult:
-    path, shown = target.path, target.shown
+@dataclass(frozen=True)
+class _Patched:
+    text: str  # the file's text before
+    updated: str  # after the replacement
+    starts: list[int]  # the line of each replaced occurrence
+
+
+def _patched(
+    ctx: ToolContext,
+    target: paths.ResolvedPath,
+    before: _OnDisk | None,
+    old: str,
+    new: str,
+    replace_all: bool,
+) -> _Patched:
+    shown = target.shown
     if old == new:
         raise ToolError("old_string and new_string are identical, so nothing would change.")
-    data = _read_bytes(path, shown)
-    if data is None:
+    if before is None:
         raise ToolError(f"{shown} does not exist; use write_file to create it.")
     try:
-        text = data.decode("utf-8")
+        text = before.data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ToolError(
             f"{shown} is not valid UTF-8 (byte {exc.start}); patching would change its encoding. "
@@ -183,17 +226,7 @@ def _patch(ctx: ToolContext, target: paths.ResolvedPath, old: str, new: str, rep
         )
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
     refuse_hidden_secret_loss(ctx.redactor, text, updated, shown)
-    if _read_bytes(path, shown) != data:
-        raise ToolError(f"{shown} changed while it was being patched; read it again and retry.")
-    _write(ctx, path, updated)
-    added, removed = _line_changes(text, updated)
-    where = ", ".join(str(n) for n in starts[:10]) + (" …" if len(starts) > 10 else "")
-    where = f"line {where}" if len(starts) == 1 else f"lines {where}"
-    return ToolResult(
-        f"Replaced {plural(count, 'occurrence')} in {shown} ({where}; +{added} -{removed} lines).",
-        summary=f"{plural(count, 'replacement')}, +{added} -{removed} lines",
-        display=unified_diff(text, updated, shown, int(ctx.config.tool_output.diff_max_lines)),
-    )
+    return _Patched(text, updated, starts if replace_all else starts[:1])
 
 
 def _occurrence_lines(text: str, needle: str) -> list[int]:

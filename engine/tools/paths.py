@@ -1,16 +1,20 @@
 """Where the file tools may reach: the working directory and the home, anything else only with approval.
 
 Every path is resolved (symlinks included) before it is judged, so a link cannot smuggle a read or a
-write out of the allowed folders. Inside the home, memories/ and skills/ belong to their own tools,
-which scan and journal every write; the session database and our bookkeeping are never written here.
+write out of the allowed folders; the tools then open exactly the judged path (engine/tools/safe_open.py),
+so a link swapped in later is refused. Inside the home, memories/ and skills/ belong to their own
+tools, which scan and journal every write; the session database and our bookkeeping are never written
+here. The home's control files and context files outside the project are protected: every write asks
+the person with its diff (engine/tools/protected.py).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from engine.context_files import is_context_file
 from engine.tools.context import Decision, ToolContext
 from engine.tools.registry import ToolError
 
@@ -24,6 +28,13 @@ _OWNED_BY_TOOLS = {
 }
 _ENGINE_FILES = ("state.db", "state.db-wal", "state.db-shm", "state.db-journal")
 _SECRET_FILES = (".env", "auth.json")
+# The home's files that steer every session: a write asks the person, with its diff, every time.
+CONTROL_FILES = {
+    "config.yaml": "config.yaml holds the workstation's settings",
+    ".env": ".env holds the API keys",
+    "auth.json": "auth.json holds login tokens",
+    "SOUL.md": "SOUL.md is the agent's identity, loaded into every session",
+}
 
 
 @dataclass(frozen=True)
@@ -31,6 +42,7 @@ class ResolvedPath:
     path: Path  # absolute, symlinks resolved
     shown: str  # how results name it: relative to the working directory when inside it
     lexical: Path  # absolute with `..` folded but symlinks kept: where the model thought it pointed
+    protected: str = ""  # why every write of this file asks the person with its diff ("" when not)
 
 
 def resolve(ctx: ToolContext, raw: str) -> ResolvedPath:
@@ -113,7 +125,11 @@ async def for_read(ctx: ToolContext, tool: str, raw: str) -> ResolvedPath:
 
 
 async def for_write(ctx: ToolContext, tool: str, raw: str) -> ResolvedPath:
-    """A path the tool may write; the home's stores are refused outright, outside paths need approval."""
+    """A path the tool may write; the home's stores are refused outright, outside paths need approval.
+
+    A protected file comes back with `protected` set: the tool must show the person its diff
+    (`protected.confirm_write`) before it writes.
+    """
     target = resolve(ctx, raw)
     home_parts = _home_part(ctx, target.path)
     if home_parts is not None:
@@ -122,12 +138,16 @@ async def for_write(ctx: ToolContext, tool: str, raw: str) -> ResolvedPath:
             raise ToolError(f"{target.path} {_OWNED_BY_TOOLS[first]}.")
         if first in _ENGINE_FILES:
             raise ToolError(f"{target.path} is the session database; only the engine writes it.")
-        if first in _SECRET_FILES:
-            await _allow_outside(
-                ctx, tool, target, "write", f"{first} in the home holds API keys and tokens."
-            )
-        return target
-    if target.path.is_relative_to(Path(ctx.cwd).resolve()):
+        if home_parts and home_parts[-1] in CONTROL_FILES:
+            return replace(target, protected=CONTROL_FILES[home_parts[-1]])
+    inside = target.path.is_relative_to(Path(ctx.cwd).resolve())
+    if not inside and is_context_file(target.path):
+        return replace(
+            target,
+            protected=f"{target.path.name} outside the working directory is a context file that other "
+            "sessions and agents load as instructions",
+        )
+    if home_parts is not None or inside:
         return target
     await _allow_outside(ctx, tool, target, "write", _outside_reason(ctx, target))
     return target

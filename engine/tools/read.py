@@ -8,12 +8,13 @@ import difflib
 import hashlib
 import io
 import mimetypes
+import os
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from engine.tools import paths
+from engine.tools import paths, safe_open
 from engine.tools.context import ToolContext
 from engine.tools.preview import one_line, plural
 from engine.tools.registry import Tool, ToolError, ToolResult
@@ -108,17 +109,21 @@ def _read(
 ) -> ToolResult:
     path, shown = target.path, target.shown
     try:
-        info = path.stat()
+        fd = safe_open.open_path(path, shown, ctx.home.root)
     except FileNotFoundError:
         raise ToolError(_not_found(path, shown)) from None
+    except PermissionError:
+        raise ToolError(f"Permission denied reading {shown}.") from None
     except OSError as exc:
-        raise ToolError(f"Cannot read {shown}: {exc.strerror}.") from None
+        raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}.") from None
+    info = os.fstat(fd)
     if stat.S_ISDIR(info.st_mode):
-        return _list_folder(path, shown, window)
-    if not stat.S_ISREG(info.st_mode):
-        raise ToolError(f"{shown} is not a regular file (a device, socket or pipe); reading it could block.")
+        try:
+            return _list_folder(fd, shown, window)
+        finally:
+            os.close(fd)
     try:
-        with path.open("rb") as handle:
+        with os.fdopen(fd, "rb") as handle:
             head = handle.read(SNIFF_BYTES)
             encoding = bom_encoding(head)
             kind = None if encoding else binary_kind(head, path)
@@ -255,16 +260,24 @@ def _result(
     return ToolResult("\n".join([*lines, *notes]), summary=summary)
 
 
-def _list_folder(path: Path, shown: str, max_entries: int) -> ToolResult:
+def _list_folder(fd: int, shown: str, max_entries: int) -> ToolResult:
     try:
-        entries = sorted(path.iterdir(), key=lambda p: p.name)
+        with os.scandir(fd) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
     except OSError as exc:
         raise ToolError(f"Cannot list {shown}: {exc.strerror}.") from None
-    names = [f"{e.name}/" if e.is_dir() else e.name for e in entries[:max_entries]]
+    names = [f"{e.name}/" if _is_folder(e) else e.name for e in entries[:max_entries]]
     more = len(entries) - len(names)
     tail = [f"[{more:,} more entries not shown]"] if more > 0 else []
     text = "\n".join([f"{shown} is a folder with {plural(len(entries), 'entry', 'entries')}:", *names, *tail])
     return ToolResult(text, summary=f"folder, {plural(len(entries), 'entry', 'entries')}")
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _not_found(path: Path, shown: str) -> str:

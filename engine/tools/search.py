@@ -6,12 +6,13 @@ import asyncio
 import fnmatch
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.tools import paths
+from engine.tools import paths, safe_open
 from engine.tools.context import ToolContext
 from engine.tools.preview import one_line, plural
 from engine.tools.registry import Tool, ToolError, ToolResult
@@ -47,14 +48,19 @@ class _Walk:
     escaped: int = 0  # symlinked files skipped because they lead outside the allowed folders
 
     def files(self) -> Iterator[Path]:
+        for path, _real in self.found():
+            yield path
+
+    def found(self) -> Iterator[tuple[Path, Path]]:
+        """Each file as the walk names it, with the real path that was judged (a symlink's target)."""
         if self.root.is_file():
             if self.root not in self.secrets:
-                yield self.root
+                yield self.root, self.root
             return
         for folder, dirs, names in os.walk(self.root, followlinks=False):
             dirs[:] = sorted(d for d in dirs if d not in self.skip_dirs)
             for name in sorted(names):
-                path = Path(folder, name)
+                path = real = Path(folder, name)
                 if path.is_symlink():
                     real = path.resolve()
                     if not any(real.is_relative_to(a) for a in self.allowed) or not real.is_file():
@@ -64,7 +70,7 @@ class _Walk:
                         continue
                 elif path in self.secrets or not path.is_file():
                     continue  # a FIFO, socket or device: reading one could block or never end
-                yield path
+                yield path, real
 
 
 async def search_files(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -102,15 +108,12 @@ def _grep(
     files_hit = 0
     skipped_large = 0
     more = False
-    for path in walk.files():
+    for path, real in walk.found():
         if glob and not _glob_match(path, walk.root, glob):
             continue
-        try:
-            if path.stat().st_size > max_bytes:
-                skipped_large += 1
-                continue
-            data = path.read_bytes()
-        except OSError:
+        data, too_large = _read_judged(ctx, real, max_bytes)
+        skipped_large += too_large
+        if data is None:
             continue
         if b"\x00" in data[:SNIFF_BYTES]:
             continue
@@ -137,6 +140,25 @@ def _grep(
         f"{plural(len(results), 'match', 'matches')}{'+' if more else ''} in {plural(files_hit, 'file')}"
     )
     return ToolResult("\n".join([*results, *notes]), summary=summary)
+
+
+def _read_judged(ctx: ToolContext, real: Path, max_bytes: int) -> tuple[bytes | None, bool]:
+    """The bytes of a judged file, opened without following a link swapped in since, and whether it
+    was too large; None when it cannot be read or is another name for a protected file of the home."""
+    try:
+        fd = safe_open.open_path(real, str(real), ctx.home.root)
+    except (OSError, ToolError):
+        return None, False
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, False
+        if info.st_size > max_bytes:
+            return None, True
+        try:
+            return handle.read(max_bytes + 1), False
+        except OSError:
+            return None, False
 
 
 def _find_files(ctx: ToolContext, walk: _Walk, pattern: str, limit: int) -> ToolResult:

@@ -122,9 +122,10 @@ def test_no_read_of_a_key_reaches_the_model_the_database_the_logs_or_the_output(
         assert secret not in done.stdout + done.stderr, f"hws run printed {secret}"
         assert files_containing(home.root, secret.encode()) == [], secret  # state.db, WAL, logs, journal
     # The structure stays readable: names, numbers and placeholders are as they were.
-    for text in (home_env, cat, linked):
+    for text in (home_env, cat):
         assert "MYCORP_LLM_CREDS=[REDACTED]" in text and "OPENROUTER_API_KEY=[REDACTED]" in text, text
         assert "PORT=9090" in text
+    assert "hard link" in linked and "nothing was read" in linked  # .env under another name: refused
     for line in ("PORT=8080", "MAX_TOKENS=4096", "DEBUG=true", "API_KEY=${OPENAI_API_KEY}"):
         assert line in project_env
     assert "DB_PASSWORD=[REDACTED]" in project_env and 'STRIPE_SECRET="[REDACTED]"' in project_env

@@ -440,7 +440,7 @@ class MainScreen(Screen[None]):
         self.compression.reset()
         self.budget.reset_usage()
         self.skills.reset_session()
-        self.status.update_state(compressions=0, cost_usd=None, working=False, note="")
+        self.status.update_state(compressions=0, cost_usd=None, working=False, note="", guarded="")
         self._turn_session = ""
         if message.reason == "model":  # the transcript was just cleared: this notice is the one that stays
             model = self.status.state.model or "another model"
@@ -559,6 +559,12 @@ class MainScreen(Screen[None]):
             self._turn_note = event.text
         if event.reply_void and await self.transcript.void_reply():
             await self.transcript.add_notice(event.text, "warning", "↻")
+
+    @on(messages.GuardedSettingsChanged)
+    async def _guarded_settings_changed(self, message: messages.GuardedSettingsChanged) -> None:
+        event = message.event
+        await self.transcript.add_notice(event.message, "warning" if event.changes else "info", "⚠")
+        self.status.update_state(guarded=", ".join(event.changes))
 
     @on(messages.ErrorEvent)
     async def _error(self, message: messages.ErrorEvent) -> None:
