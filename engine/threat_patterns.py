@@ -469,7 +469,12 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     # ── persistence (memory and skills) ─────────────────────────────────────────────────────────
     _p("ssh_backdoor persistence critical strict", "authorized_keys", r"\bauthorized_keys\b"),
-    _p("ssh_access persistence high strict", ".ssh", r"(?:\$HOME|~|\$\{HOME\})/\.ssh\b"),
+    _p(  # writing into ~/.ssh; a note that mentions the folder is a note
+        "ssh_access persistence high strict",
+        ".ssh",
+        r"(?:>>?|\btee\b(?:\s+-a)?|\b(?:cp|mv|install|ln|scp|rsync)\b[^\n|;]*?)\s*[\"']?(?:\$HOME|~|\$\{HOME\})/\.ssh\b"
+        rf"|\b(?:write|add|append|put|copy|drop|place|install)\s+{F8}(?:in|into|to|under)\s+[\"'`]?(?:\$HOME|~|\$\{{HOME\}})/\.ssh\b",
+    ),
     _p("hermes_env persistence critical strict", ".hermes", r"~/\.hermes/\.env\b"),
     _p(
         "agent_config_mod persistence high strict",

@@ -30,6 +30,11 @@ RULE_MODULES = (
     "threats.py",
     "threat_patterns.py",
     "threat_i18n.py",
+    "threat_normalise.py",
+    "threat_decode.py",
+    "threat_intents.py",
+    "threat_lexicon.py",
+    "threat_vocab.py",
 )
 
 
