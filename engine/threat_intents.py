@@ -128,6 +128,9 @@ _SHAPES: dict[str, tuple[tuple[tuple[str, ...], str], ...]] = {
             r"|\bmail\s+-s\b",
         ),
     ),
+    "remote_script": (
+        (("://",), r"\bhttps?://\S+?\.(?:sh|bash|zsh|py|ps1|pl|rb|js|bat|cmd|exe)\b(?![./\w-])"),
+    ),
     "archive": ((("tar", "zip", "7z", "rar"), r"\b(?:tar|zip|7z|gzip|rar|gtar)\b"),),
     "home_path": (
         (
@@ -259,6 +262,7 @@ INTENTS: tuple[Intent, ...] = (
         120,
     ),
     _i("stale_instructions", "injection", UNCERTAIN, "instructions stale prior", 80),
+    _i("stale_instructions", "injection", CRITICAL, "unbind you|agent", 60),
     _i("authority_claim", "injection", CRITICAL, f"authority {_ADDRESSED}|sysprompt", 100),
     _i("authority_claim", "injection", UNCERTAIN, "authority instructions|rules", 80),
     _i("orders_transfer", "injection", HIGH, "treat instructions", 80),
@@ -280,6 +284,7 @@ INTENTS: tuple[Intent, ...] = (
     _i("identity_override", "role_hijack", HIGH, "your real identity", 40),
     _i("identity_override", "role_hijack", HIGH, "your identity_core", 30),
     _i("identity_override", "role_hijack", HIGH, "not_self", 40),
+    _i("identity_override", "role_hijack", HIGH, "you unbound agent", 60),
     _i("deceive_user", "injection", HIGH, "say_only asked|outcome", 120),
     _i("deceive_user", "injection", HIGH, "hide agent_action|this_note", 80),
     _i("memory_persistence", "persistence", HIGH, "memory|this_note forever", 100),
@@ -293,10 +298,17 @@ INTENTS: tuple[Intent, ...] = (
     _i("hoard_secrets", "exfiltration", CRITICAL, "collect secret all|whenever", 120),
     _i("archive_upload", "exfiltration", CRITICAL, "archive home_path|secret net_send|dest", 250),
     # making something run later
-    _i("trigger_action", "persistence", CRITICAL, "whenever remote_exec", 250),
-    _i("persist_payload", "persistence", CRITICAL, "persist remote_exec|net_send|temp_exec|dest", 400),
+    _i("trigger_action", "persistence", CRITICAL, "whenever remote_exec|remote_script", 250),
+    _i(
+        "persist_payload",
+        "persistence",
+        CRITICAL,
+        "persist remote_exec|remote_script|net_send|temp_exec|dest",
+        400,
+    ),
     _i("skill_runs_code", "persistence", CRITICAL, "skill run noask|noask_approval|remote_exec", 150),
     _i("remote_code", "execution", UNCERTAIN, "remote_exec", 400),
+    _i("remote_code", "execution", UNCERTAIN, "run remote_script", 120),
 )
 _SECOND_PERSON = ("you", "your")
 

@@ -182,7 +182,8 @@ def mixed_script_words(text: str) -> list[str]:
     for match in _WORD_WITH_OTHER_LETTERS.finditer(text):
         word = match.group(0)
         latin = sum(1 for ch in word if ch.isascii())
-        if latin >= 1 and len(word) >= 4 and any(ch in _CONFUSABLE_LETTERS for ch in word):
+        foreign = any(ch in _CONFUSABLE_LETTERS and "\u0370" <= ch <= "\u058f" for ch in word)
+        if latin >= 1 and len(word) >= 4 and foreign:  # Greek, Cyrillic or Armenian inside a Latin word
             found.append(word)
     return found
 

@@ -419,7 +419,8 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(
         "send_to_url exfiltration high strict",
         "http",
-        rf"\b(?:send|post|upload|transmit)\s+{F8}(?:to|at)\s+https?://(?!(?:test\.|upload\.)?pypi\.org\b"
+        rf"\b(?:send|post|upload|transmit)\s+(?!(?:the\s+)?(?:user|users|people|customers?|them|him|her|visitors?)\s+to\b)"
+        rf"{F8}(?:to|at)\s+https?://(?!(?:test\.|upload\.)?pypi\.org\b"
         rf"|registry\.npmjs\.org\b|crates\.io\b|ghcr\.io\b|(?:hub|registry-1)\.docker\.(?:io|com)\b)",
     ),
     _p(

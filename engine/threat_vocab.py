@@ -54,7 +54,8 @@ VOCABULARY: dict[str, dict[str, str]] = {
         "| system message* "
         "| programming | guardrail* | safeguard* | orders | briefing | what you were told | you were told "
         "| told you | you were given | taught you | you started this session with | you started with "
-        "| safety rules | safety training",
+        "| safety rules | safety training "
+        "| directions | you were configured with | you were set up with",
         "rules": "rule | rules | polic* | configuration | config | settings | constraint* | restriction* "
         "| principle* | ethic* | training | conditioning | limits | limitations | boundaries",
         "prior": "previous* | prior | earlier | above | preceding | original* | initial* | former* | old "
@@ -76,14 +77,17 @@ VOCABULARY: dict[str, dict[str, str]] = {
         "| priority over | higher authority | more authority | final authority | highest authority "
         "| higher priority | trump* | in place of | instead of your | replaces your | replace your "
         "| only valid | only source of truth | source of truth | authoritative | override your "
-        "| overrides your | overrides the | has authority | have authority",
+        "| overrides your | overrides the | has authority | have authority "
+        "| your guide now | your new guide | your only guide | your new instructions "
+        "| your real instructions | your true instructions",
         "treat": "treat ... as | consider ... as | regard ... as | take ... as | count ... as",
         "approval": "approv* | confirm* | permission* | consent* | authoris* | authoriz* | sign-off "
         "| sign off "
         "| allow or deny | yes/no | y/n",
         "self": "yourself | on your own | by yourself | for yourself | on the user's behalf "
         "| on the users behalf | on behalf of the user | on their behalf | on my behalf "
-        "| in the user's place | without showing | without telling",
+        "| in the user's place | without showing | without telling "
+        "| for the user",
         "auto": "automatic*",
         "auto_approve": "auto-approv* | auto approv* | autoapprov* | auto-accept* | auto-confirm* "
         "| auto-answer* "
@@ -103,7 +107,9 @@ VOCABULARY: dict[str, dict[str, str]] = {
         "| already agreed | already consented | authorised to | authorized to | allowed to | permitted to "
         "| cleared to | full access | full rights | full control | full permission* | admin rights "
         "| administrator rights | root access | root rights | superuser | sudo | unrestricted "
-        "| carte blanche | blanket approval",
+        "| carte blanche | blanket approval "
+        "| already said yes | said yes to | agreed to all | agreed to every | agreed to everything "
+        "| consented to all",
         "trust": "trust | trusts | trusted | safe to run | safe to execute | safe to open "
         "| whitelist* | allowlist* "
         "| pre-vetted | vetted",
@@ -131,14 +137,19 @@ VOCABULARY: dict[str, dict[str, str]] = {
         "hide": "never mention | don't mention | do not mention | dont mention | not mention | never tell "
         "| don't tell | do not tell | dont tell | without telling | keep it secret | keep this secret "
         "| keep it hidden | keep this hidden | keep it quiet | keep this quiet | hide it | hide this "
-        "| conceal*",
+        "| conceal* "
+        "| don't bring up | do not bring up | never bring up | never disclose | do not disclose "
+        "| don't disclose | never reveal | do not reveal | don't reveal",
         "say_only": "say only | only say | reply only | only reply | answer only | only answer "
         "| respond only "
         "| only respond | tell them only | tell the user only | tell him only | tell her only | just say "
         "| simply say | claim that | claim it | insist that | report only",
-        "asked": "if the user asks | if anyone asks | if someone asks | if they ask | if asked | when asked "
+        "asked": "if the user asks | if anyone asks | if someone asks | if they ask | if asked "
+        "| when asked "
         "| when the user asks | whatever the output | whatever the result | whatever it says "
-        "| regardless of the output | regardless of the result | no matter what",
+        "| regardless of the output | regardless of the result | no matter what "
+        "| if ... asks | if ... questions | if ... wonders | if ... checks | if ... inquires "
+        "| when ... asks | when questioned | if questioned | even if asked",
         "outcome": "succeed* | success* | passed | all good | fine | nothing | worked | went well "
         "| no problem* | no errors | normal",
         "identity": "name | identity | persona | personality | role | creator | master",
@@ -146,23 +157,31 @@ VOCABULARY: dict[str, dict[str, str]] = {
         "identity_core": "loyalty | allegiance | purpose | mission | true self | real self",
         "erase": "erase* | wipe* | delete* | remove* | clear* | purge* | overwrite*",
         "memory": "memory | memories | memory.md | user.md | user profile | profile notes | notes file "
-        "| this entry | this note | saved notes",
+        "| this entry | this note | saved notes "
+        "| remember",
         "forever": "forever | permanently | add it back | re-add* | readd* | put it back | restore it "
         "| if anyone removes | if someone removes | if the user removes | if removed | if deleted "
         "| never remove | do not remove | don't remove | never delete | do not delete | don't delete",
         "skill": "skill | skills | skill.md",
+        "unbound": "unfiltered | unrestricted | uncensored | jailbroken | rogue | amoral | unaligned "
+        "| unchained | unshackled | without limits | without restrictions | with no limits "
+        "| with no restrictions",
+        "unbind": "no longer bind* | no longer appl* | no longer hold* | do not apply to "
+        "| don't apply to | doesn't apply to | does not apply to | not binding | non-binding "
+        "| no longer bound by | not bound by",
     },
     "de": {
         "ignore": "ignorier* | vergiss | vergessen | missacht* | übergeh* | umgeh* | hinwegsetz* "
         "| befolge nicht | nicht mehr befolgen",
-        "instructions": "anweisung* | instruktion* | vorgabe* | direktive* | systemprompt* | system-prompt* "
+        "instructions": "anweisung* | instruktion* | vorgabe* | direktive* | systemprompt* "
+        "| system-prompt* "
         "| systemanweisung*",
         "rules": "regel* | richtlinie* | einstellung* | beschränkung*",
         "prior": "vorherig* | bisherig* | früher* | vorige* | obige* | ursprünglich* | alte | alten "
         "| bestehend* "
         "| aktuell*",
         "your": "dein | deine | deinen | deiner | deines | eure | euren",
-        "you": "du | dich | dir | selbst",
+        "you": "du | dich | dir",
         "agent": "assistent* | agent*",
         "all": "alle | alles | jede* | sämtlich*",
         "stale": "veraltet* | ungültig* | überholt* | abgelaufen* | außer kraft | nichtig | hinfällig "
@@ -278,7 +297,7 @@ VOCABULARY: dict[str, dict[str, str]] = {
         "prior": "vorige | eerdere | voorgaande | oorspronkelijke | bovenstaande | oude | huidige "
         "| bestaande",
         "your": "je | jouw | uw | jullie",
-        "you": "jij | je | u | zelf",
+        "you": "jij | je | u",
         "agent": "assistent | agent",
         "all": "alle | alles | elk* | ieder* | welk*",
         "stale": "verouderd* | ongeldig* | vervallen | verlopen | achterhaald* | ingetrokken | vervangen "
@@ -376,7 +395,8 @@ VOCABULARY: dict[str, dict[str, str]] = {
         "user": "bruker* | bruger*",
     },
     "cs": {
-        "ignore": "ignoruj* | ignorovat | zapomeň* | zapomen* | nevšímej si | nedbej | přehlížej* | obejdi* "
+        "ignore": "ignoruj* | ignorovat | zapomeň* | zapomen* | nevšímej si | nedbej | přehlížej* "
+        "| obejdi* "
         "| nerespektuj*",
         "instructions": "pokyn* | instrukc* | směrnic* | systémov* prompt* | nařízení",
         "rules": "pravidl* | zásad* | nastavení | omezení",
