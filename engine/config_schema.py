@@ -163,6 +163,9 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "guard_shared_scan_kb": S(
             16, "Prose per skill, in KiB, also read by the shared threat scanner (SKILL.md first).", 0
         ),
+        "guard_code_scan_kb": S(
+            64, "Text per skill, in KiB, code included, read for exfiltration and persistence intents.", 0
+        ),
         "install_max_files": S(2000, "Files a folder may hold for `hws skills install` to copy it.", 1),
         "install_max_mb": S(50, "Size in MiB a folder may have for `hws skills install` to copy it.", 1),
     },

@@ -158,8 +158,14 @@ def _decode_base64_run(run: str) -> str | None:
     padded += "=" * (-len(padded) % 4)
     for decoder in (base64.b64decode, base64.urlsafe_b64decode):
         try:
-            decoded = decoder(padded).decode("utf-8")
-        except (binascii.Error, ValueError, UnicodeDecodeError):
+            data = decoder(padded)
+        except (binascii.Error, ValueError):
+            continue
+        # UTF-16 (little-endian) is how PowerShell's -EncodedCommand carries its script
+        encoding = "utf-16-le" if len(data) >= 4 and data[1::2].count(0) >= len(data) // 4 else "utf-8"
+        try:
+            decoded = data.decode(encoding)
+        except UnicodeDecodeError:
             continue
         if _printable(decoded):
             return decoded

@@ -265,18 +265,18 @@ INTENTS: tuple[Intent, ...] = (
     _i("stale_instructions", "injection", CRITICAL, "unbind you|agent", 60),
     _i("authority_claim", "injection", CRITICAL, f"authority {_ADDRESSED}|sysprompt", 100),
     _i("authority_claim", "injection", UNCERTAIN, "authority instructions|rules", 80),
-    _i("orders_transfer", "injection", HIGH, "treat instructions", 80),
+    _i("orders_transfer", "injection", CRITICAL, "treat instructions", 80),
     _i("orders_transfer", "injection", UNCERTAIN, "treat rules", 80),
     # approvals the agent answers for the person
     _i("approval_self_answer", "injection", CRITICAL, "approval self", 80, "user"),
     _i("approval_self_answer", "injection", HIGH, f"approval auto all|{_ADDRESSED}", 80, "user"),
     _i("approval_self_answer", "injection", HIGH, f"auto_approve all|{_ADDRESSED}", 80, "user"),
     _i("approval_self_answer", "injection", UNCERTAIN, "approval|auto_approve auto|all", 60),
-    _i("approval_skipped", "injection", HIGH, f"noask_approval run|all|{_ADDRESSED}", 80, "user"),
-    _i("approval_skipped", "injection", HIGH, "noask approval", 80, "user"),
-    _i("approval_skipped", "injection", HIGH, "noask all run|you|agent", 80, "user"),
+    _i("approval_skipped", "injection", CRITICAL, f"noask_approval run|all|{_ADDRESSED}", 80, "user"),
+    _i("approval_skipped", "injection", CRITICAL, "noask approval", 80, "user"),
+    _i("approval_skipped", "injection", CRITICAL, "noask all run|you|agent", 80, "user"),
     _i("approval_skipped", "injection", UNCERTAIN, "noask|noask_approval run", 60),
-    _i("approval_granted", "injection", HIGH, "approval granted", 80, "user"),
+    _i("approval_granted", "injection", CRITICAL, "approval granted", 80, "user"),
     _i("approval_granted", "injection", UNCERTAIN, "granted all", 60),
     _i("permission_grant", "injection", CRITICAL, "you|agent granted noask|noask_approval|all", 120),
     _i("trust_grant", "injection", HIGH, "trust all source", 80, "user"),
@@ -285,8 +285,8 @@ INTENTS: tuple[Intent, ...] = (
     _i("identity_override", "role_hijack", HIGH, "your identity_core", 30),
     _i("identity_override", "role_hijack", HIGH, "not_self", 40),
     _i("identity_override", "role_hijack", HIGH, "you unbound agent", 60),
-    _i("deceive_user", "injection", HIGH, "say_only asked|outcome", 120),
-    _i("deceive_user", "injection", HIGH, "hide agent_action|this_note", 80),
+    _i("deceive_user", "injection", CRITICAL, "say_only asked|outcome", 120),
+    _i("deceive_user", "injection", CRITICAL, "hide agent_action|this_note", 80),
     _i("memory_persistence", "persistence", HIGH, "memory|this_note forever", 100),
     _i("memory_rewrite", "persistence", UNCERTAIN, "erase memory", 60),
     # sending local data or secrets to an address
@@ -510,7 +510,8 @@ def _strongest(found: list[IntentFinding]) -> list[IntentFinding]:
 
 # ── shapes read directly ──────────────────────────────────────────────────────────────────────
 _IMAGE = re.compile(
-    r"!\[[^\]\n]{0,200}\]\(\s*<?(https?://[^)\s>]+)|<img\b[^>]{0,300}?\bsrc\s*=\s*[\"']?(https?://[^\"'\s>]+)",
+    r"!\[[^\]\n]{0,200}\]\(\s*(?:<(https?://[^>\n]+)>|(https?://[^)\n]+?))\s*(?:\"[^\"\n]*\")?\s*\)"
+    r"|<img\b[^>]{0,300}?\bsrc\s*=\s*[\"']?(https?://[^\"'\s>]+)",
     re.IGNORECASE,
 )
 _PLACEHOLDER = re.compile(
@@ -589,7 +590,7 @@ def _shape_findings(text: str) -> list[IntentFinding]:
 
     if "://" in text and ("![" in text or "<img" in text.lower()):
         for m in _IMAGE.finditer(text):
-            url = m.group(1) or m.group(2)
+            url = m.group(1) or m.group(2) or m.group(3)
             query = url.partition("?")[2]
             if not query:
                 continue
@@ -647,7 +648,7 @@ def _shape_findings(text: str) -> list[IntentFinding]:
             add(
                 "role_spoof",
                 "injection",
-                HIGH,
+                CRITICAL,
                 m.start(),
                 m.end() + len(body),
                 "a heading in a system or admin voice",
@@ -661,7 +662,7 @@ def _shape_findings(text: str) -> list[IntentFinding]:
             host = re.sub(r"^[a-z]+://|^[\w.-]+@", "", url.lower()).split("/")[0].split(":")[0]
             whole = re.search(r"--(?:all|mirror|tags|force)\b|\s-f\b", push.group(0)) is not None
             known = any(host == h or host.endswith("." + h) for h in _KNOWN_CODE_HOSTS)
-            severity = HIGH if whole or not known else UNCERTAIN
+            severity = CRITICAL if whole or not known else UNCERTAIN
             add(
                 "git_push_new_remote",
                 "exfiltration",
