@@ -145,6 +145,11 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "external_dirs": S([], "Extra read-only skill folders; a local skill wins a name clash."),
         "index_token_budget": S(2000, "Tokens the Tier 1 skills index may take in the prompt.", 100),
         "guard_agent_created": S(True, "Scan every skill the agent writes, and roll back on a block."),
+        "guard_at_use": S(
+            True,
+            "Check each skill with the guard where it is used (Tier 1 index, skills_list, skill_view): "
+            "a blocked skill is listed for the person with its reason and never shown to the model.",
+        ),
         "write_approval": S(False, "Ask before the agent writes a skill."),
         "creation_nudge_tool_calls": S(5, "Tool calls in one task that suggest saving a skill.", 1),
         "max_skill_chars": S(100_000, "Largest SKILL.md the agent may write, in characters.", 1),

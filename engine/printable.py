@@ -11,7 +11,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]")
+# Controls, bidi and zero-width format characters, line separators, and lone surrogates (the bytes of a
+# file name that is not UTF-8, as Python hands them over).
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb\ud800-\udfff]"
+)
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
+from engine.printable import printable
+
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -48,8 +50,13 @@ def resolve_inside(folder: Path, file_path: str) -> Path:
     error = relative_path_error(file_path)
     if error:
         raise PathRefused(error)
-    base = folder.resolve()
-    target = (folder / file_path).resolve()
+    try:
+        base = folder.resolve()
+        target = (folder / file_path).resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop (RuntimeError before Python 3.13)
+        raise PathRefused(
+            f"'{printable(file_path)}' cannot be resolved ({exc}); symlink loops are refused."
+        ) from exc
     if target != base and not target.is_relative_to(base):
         raise PathRefused(
             f"'{file_path}' resolves to {target}, outside the skill's folder; "
@@ -61,7 +68,7 @@ def resolve_inside(folder: Path, file_path: str) -> Path:
 def is_inside(folder: Path, path: Path) -> bool:
     try:
         resolved = path.resolve()
-    except OSError:
+        base = folder.resolve()
+    except (OSError, RuntimeError):  # a symlink loop is nowhere
         return False
-    base = folder.resolve()
     return resolved == base or resolved.is_relative_to(base)
