@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 from engine.home import Home
 from engine.printable import printable
+from engine.skills import guard
 from engine.skills.discovery import Skill
-from engine.skills.guard import ALLOW, CAUTION, DANGEROUS, GuardLimits, GuardReport, decide, scan_folder
+from engine.skills.guard import ALLOW, CAUTION, DANGEROUS, GuardLimits, GuardReport, decide
 from engine.skills.verdict_cache import CACHE_FILE, VerdictCache
 
 REASON_FINDINGS = 2  # findings named in a blocked skill's reason
@@ -67,7 +68,7 @@ class SkillGate:
             verdict, findings, reason = entry
         else:
             try:
-                report = scan_folder(skill.skill_dir, skill.name, skill.source, trust, self.limits)
+                report = guard.scan_folder(skill.skill_dir, skill.name, skill.source, trust, self.limits)
             except OSError as exc:  # the folder went away or cannot be listed: nothing to serve
                 return SkillVerdict(DANGEROUS, 1, printable(f"cannot be read: {exc.strerror or exc}"))
             verdict, findings = report.verdict, len(report.findings)
