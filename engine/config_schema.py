@@ -380,6 +380,17 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "max_bytes": S(5_000_000, "Size at which a log file is rotated.", 10_000),
         "backups": S(3, "Rotated copies kept of each log file.", 0, 50),
     },
+    "security": {
+        "aux_review": S(
+            False,
+            "Ask the auxiliary model for a second opinion on memory writes and skill writes or installs "
+            "that the threat patterns leave uncertain (a note that might be an instruction); its UNSAFE "
+            "refuses them.",
+        ),
+        "aux_review_timeout": S(
+            60.0, "Seconds the second opinion may take; past it the write goes ahead.", 1
+        ),
+    },
     "keys": {},  # binding id -> key, e.g. `keys: {focus_memory: f2}`; any id is accepted
     ROOT: {
         "context_file_max_chars": S(20_000, "Characters kept of each project context file.", 100),
@@ -412,7 +423,6 @@ FOREIGN_SECTIONS = frozenset(
         "delegation",
         "kanban",
         "approvals",
-        "security",
         "logging",
         "web",
         "vision",
@@ -429,3 +439,5 @@ FOREIGN_SECTIONS = frozenset(
 
 # Sections whose keys are free-form (a keymap, or Hermes sections we pass through unchecked).
 OPEN_SECTIONS = frozenset({"keys"})
+# Sections we share with Hermes Agent: our keys are checked, Hermes' own are read past in silence.
+SHARED_SECTIONS = frozenset({"security"})

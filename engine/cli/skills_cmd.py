@@ -243,12 +243,37 @@ def run_restore(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _install_review(library: Any) -> Any:
+    """security.aux_review for an install: the auxiliary model's word on what the guard left uncertain."""
+    import asyncio
+
+    from engine.llm.client import LLMClient
+    from engine.security_review import refusal, second_opinion
+
+    def review(report: Any, folder: Path) -> str | None:
+        files = sorted({f.file for f in report.uncertain})
+        text = "\n\n".join(f"--- {name}\n" + (folder / name).read_text("utf-8", "replace") for name in files)
+        notes = [f"{f.file}:{f.line} {f.rule.split('.')[-1]}: {f.match}" for f in report.uncertain]
+
+        async def ask() -> Any:
+            async with LLMClient.from_config(library.config, library.home.root, auxiliary=True) as client:
+                return await second_opinion(
+                    client, "skill install", text, notes, float(library.config.security.aux_review_timeout)
+                )
+
+        opinion = asyncio.run(ask())
+        return refusal("skill install", opinion) if opinion.refuses else None
+
+    return review
+
+
 def run_install(args: argparse.Namespace) -> int:
     from engine.skills.install import Installer, InstallError
 
     library = _library(args)
+    review = _install_review(library) if library.config.security.aux_review else None
     try:
-        outcome = Installer(library).install(Path(args.path), args.category, args.trust, args.force)
+        outcome = Installer(library).install(Path(args.path), args.category, args.trust, args.force, review)
     except InstallError as exc:
         fail(str(exc), EXIT_USAGE)
     if args.json:

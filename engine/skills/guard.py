@@ -204,12 +204,22 @@ class GuardReport:
     content_hash: str = ""
     prose_chars: int = 0  # prose in Markdown/text files
     shared_chars: int = 0  # of which the shared threat scanner read this much
+    refused_by_review: str = ""  # the second opinion's refusal (security.aux_review), when it refused
 
     @property
     def verdict(self) -> str:
         return verdict_of(self.findings)
 
+    @property
+    def uncertain(self) -> list[GuardFinding]:
+        """What the shared scanner could not settle (medium: the verdict ignores it), for a second opinion."""
+        return [
+            f for f in self.findings if f.severity == MEDIUM and f.rule.startswith(("threats.", "intents."))
+        ]
+
     def decision(self, force: bool = False) -> Decision:
+        if self.refused_by_review:
+            return Decision(BLOCK, self.refused_by_review)
         return decide(self.verdict, self.trust, force)
 
     def sorted_findings(self) -> list[GuardFinding]:

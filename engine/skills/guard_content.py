@@ -219,8 +219,9 @@ def _shared_chunk(chunk: str) -> tuple[tuple[str, str, str, int, str], ...]:
     if hit is not None:
         _SHARED_CACHE.move_to_end(key)
         return hit
+    judged = threats.assess(chunk, "context", intents=True)
     found = tuple(
-        (f.id, f.category, f.severity, f.line, f.match) for f in threats.scan(chunk, "context", intents=True)
+        (f.id, f.category, f.severity, f.line, f.match) for f in (*judged.findings, *judged.uncertain)
     )
     _SHARED_CACHE[key] = found
     while len(_SHARED_CACHE) > SHARED_CACHE_SIZE:
@@ -324,7 +325,8 @@ def hidden_findings(text: str, file: str) -> list[GuardFinding]:
 
 
 def code_intent_findings(text: str, file: str, budget: int) -> tuple[list[GuardFinding], int]:
-    """Exfiltration and persistence intents over a whole file, code included, up to `budget` characters."""
+    """Exfiltration and persistence intents over a whole file, code included, up to `budget` characters
+    (uncertain ones of any kind come as medium findings: they leave the verdict alone)."""
     if budget <= 0 or not text:
         return [], 0
     chunk = text[:budget]
@@ -339,6 +341,6 @@ def code_intent_findings(text: str, file: str, budget: int) -> tuple[list[GuardF
             INTENT_MESSAGES.get(f.id, "an intent the shared scanner reads"),
         )
         for f in intent_findings(chunk)
-        if f.certain and f.category in _CODE_INTENTS
+        if f.category in _CODE_INTENTS or not f.certain
     ]
     return found, len(chunk)

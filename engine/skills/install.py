@@ -11,6 +11,7 @@ import os
 import secrets
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,8 +134,15 @@ class Installer:
         return scan_folder(source, source.name, "local", trust, limits)
 
     def install(
-        self, source: Path, category: str = "", trust: str = "community", force: bool = False
+        self,
+        source: Path,
+        category: str = "",
+        trust: str = "community",
+        force: bool = False,
+        review: Callable[[GuardReport, Path], str | None] | None = None,
     ) -> InstallOutcome:
+        """Copy into quarantine, scan, and place the skill if the policy (and `review`, when given, for
+        a report with uncertain findings) allows it."""
         source = Path(source).expanduser()
         if not source.is_dir():
             raise InstallError(f"{source} is not a folder; give the path of a skill folder holding SKILL.md.")
@@ -159,6 +167,9 @@ class Installer:
                 for rel, kind in specials
             ]
             decision = report.decision(force)
+            if decision.action == ALLOW and review is not None and report.uncertain:
+                report.refused_by_review = review(report, quarantine) or ""
+                decision = report.decision(force)
             if decision.action != ALLOW:
                 self._audit("refused", name, report, decision, source)
                 return InstallOutcome(
