@@ -31,7 +31,7 @@ _OTHER_IGNORABLE = (
     (0xE0000, 0xE0FFF),  # tags and variation selectors supplement
 )
 # Characters that draw nothing but take a letter's width: between words they are the space.
-_BLANK_LOOKING = frozenset({0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, 0x180E, 0x200B})
+_BLANK_LOOKING = frozenset({0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800})
 # Format characters that are visible signs in their scripts (Arabic number signs and the like).
 _VISIBLE_FORMAT = frozenset(
     chain(range(0x0600, 0x0606), (0x06DD, 0x070F, 0x08E2, 0x110BD, 0x110CD), range(0xFFF9, 0xFFFC))
