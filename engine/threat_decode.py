@@ -128,6 +128,10 @@ _COMMON_WORDS = frozenset(
         "som",
     ]
 )
+_ROT13 = str.maketrans(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "nopqrstuvwxyzabcdefghijklmNOPQRSTUVWXYZABCDEFGHIJKLM",
+)
 MIN_ENTITIES = 4  # fewer HTML entities are markup, not a hidden sentence
 MIN_PERCENT_ESCAPES = 4
 ROT13_WHOLE_MAX = 2000  # a longer text is judged line by line only
@@ -231,11 +235,12 @@ def _line_at(newlines: list[int], offset: int) -> int:
 
 def looks_rot13(text: str) -> bool:
     """True when the ROT13 of the text has clearly more common words than the text itself."""
-    words = _ASCII_WORD.findall(text)
+    lower = text.lower()
+    words = _ASCII_WORD.findall(lower)
     if len(words) < 4:
         return False
-    plain = sum(1 for w in words if w.lower() in _COMMON_WORDS)
-    turned = sum(1 for w in words if codecs.encode(w, "rot13").lower() in _COMMON_WORDS)
+    plain = sum(1 for w in words if w in _COMMON_WORDS)
+    turned = sum(1 for w in _ASCII_WORD.findall(lower.translate(_ROT13)) if w in _COMMON_WORDS)
     return turned >= 2 and turned >= 0.2 * len(words) and turned >= 3 * plain + 2
 
 

@@ -204,6 +204,8 @@ class GuardReport:
     content_hash: str = ""
     prose_chars: int = 0  # prose in Markdown/text files
     shared_chars: int = 0  # of which the shared threat scanner read this much
+    code_chars: int = 0  # text, code included, read in depth (rebuilt, decoded, intents)
+    text_chars: dict[str, int] = field(default_factory=dict)  # characters of each text file
     refused_by_review: str = ""  # the second opinion's refusal (security.aux_review), when it refused
 
     @property
@@ -240,6 +242,12 @@ class GuardReport:
                 f"  note: the shared threat scanner read {self.shared_chars:,} of {self.prose_chars:,} "
                 "characters of prose (skills.guard_shared_scan_kb); the skill patterns read every line"
             )
+        total = sum(self.text_chars.values())
+        if self.code_chars < total:
+            lines.append(
+                f"  note: {self.code_chars:,} of {total:,} characters were read in depth (rebuilt lines, "
+                "decoded layers, intents; skills.guard_code_scan_kb, SKILL.md and scripts first)"
+            )
         decision = self.decision(force)
         lines.append(f"Decision: {decision.label} — {decision.reason}")
         return "\n".join(lines)
@@ -258,6 +266,7 @@ class GuardReport:
             "lines_scanned": self.lines_scanned,
             "prose_chars": self.prose_chars,
             "shared_chars": self.shared_chars,
+            "code_chars": self.code_chars,
             "elapsed_ms": round(self.elapsed_ms, 2),
             "findings": [asdict(f) for f in self.sorted_findings()],
         }
@@ -607,15 +616,22 @@ def scan_folder(
     triggers = present_triggers([text for _rel, _ext, text in walk.texts])  # one vocabulary per folder
     prose: list[tuple[str, str]] = []
     code_budget = limits.code_scan_chars
-    for rel, ext, text in sorted(walk.texts, key=lambda item: (item[0] != "SKILL.md", len(item[2]))):
+    deep_first = sorted(
+        walk.texts, key=lambda item: (item[0] != "SKILL.md", item[1] not in SCRIPT_EXTS, len(item[2]))
+    )
+    for rel, ext, text in deep_first:  # SKILL.md, then scripts, then the rest, short files first
         report.files_scanned += 1
         report.lines_scanned += text.count("\n") + 1
+        report.text_chars[rel] = len(text)
         report.findings += scan_text(text, rel, triggers=triggers)
         report.findings += invisible_findings(text, rel)
-        report.findings += hidden_findings(text, rel)
-        found, used = code_intent_findings(text, rel, code_budget)
-        report.findings += found
-        code_budget -= used
+        if code_budget > 0:  # the deep reading (rebuilt lines, decoded layers, intents) has a budget
+            deep = text[:code_budget]
+            report.findings += hidden_findings(deep, rel)
+            found, used = code_intent_findings(deep, rel, code_budget)
+            report.findings += found
+            report.code_chars += used
+            code_budget -= used
         if ext in PROSE_EXTS:
             prose.append((rel, text))
     prose.sort(key=lambda item: (item[0] != "SKILL.md", len(item[1])))  # SKILL.md first, then short files

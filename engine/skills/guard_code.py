@@ -158,8 +158,10 @@ def hidden_code_findings(text: str, file: str, judge: Judge) -> list[tuple[str, 
         worst = _worst(judge(decoded, file), [])
         if worst:
             found.append((CRITICAL, number, "encoded_payload", decoded, f"{kind} hides code that {worst}"))
-    found += _secret_flows(lines, file)
-    found += _decoded_exec_flows(lines)
+    if _ENV_SECRET.search(text) or _WHOLE_ENV.search(text):  # no secret read: no flow to follow
+        found += _secret_flows(lines, file)
+    if _DECODE_CALL.search(text):
+        found += _decoded_exec_flows(lines)
     return found
 
 
