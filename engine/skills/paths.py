@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-from engine.printable import printable
+from engine.printable import has_unsafe, printable
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
@@ -24,6 +24,8 @@ def relative_path_error(file_path: object, what: str = "file_path") -> str | Non
         return f"{what} must be a non-empty relative path such as 'references/api.md'."
     if "\x00" in file_path:
         return f"{what} contains a NUL character."
+    if has_unsafe(file_path):
+        return f"{what} '{printable(file_path)}' contains control or direction characters; use plain names."
     if file_path.startswith(("/", "\\", "~")) or _DRIVE.match(file_path):
         return f"{what} '{file_path}' is absolute; give a path relative to the skill's folder."
     if "\\" in file_path:
