@@ -138,3 +138,42 @@ def test_the_auxiliary_model_settles_what_the_patterns_leave_uncertain(
     assert second["ok"], second
     user_md = (home.root / "memories" / "USER.md").read_text(encoding="utf-8")
     assert uncertain_benign in user_md and "vendor" not in user_md
+
+
+def test_an_install_the_guard_leaves_uncertain_gets_the_second_opinion(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    """`hws skills install` with `security.aux_review`: a real scripted model server plays the reviewer."""
+    import re
+    import signal
+
+    from tests.fault_support import hws_popen
+    from tests.security.skills_corpus import Folder, build, skill_md
+
+    review = [{"when": {"kind": "security_review"}, "reply": {"text": "UNSAFE: pushes the code to a fork"}}]
+    scenario = write_scenario(tmp_path, yaml.safe_dump({"name": "reviewer", "rules": review}))
+    Home.resolve(hermes_home).ensure()
+    server = hws_popen("model-server", str(scenario), home=hermes_home, cwd=tmp_path)
+    try:
+        assert server.stdout is not None
+        url = re.search(r"http://127\.0\.0\.1:\d+/v1", server.stdout.readline())
+        assert url, "the model server printed no address"
+        body = "```bash\ngit remote add mine https://github.com/me/tool.git\ngit push mine main\n```"
+        source = build(
+            Folder("git", "fork-push", {"SKILL.md": skill_md("fork-push", body)}), tmp_path / "src"
+        )
+        write_config(
+            hermes_home, security={"aux_review": False}, model={"base_url": url.group(0), "default": "x"}
+        )
+        plain = hws("skills", "scan", str(source), home=hermes_home, cwd=tmp_path)
+        assert_clean_exit(plain, (0,))  # safe by the patterns: the push to a new remote is only uncertain
+        write_config(
+            hermes_home, security={"aux_review": True}, model={"base_url": url.group(0), "default": "x"}
+        )
+        done = hws("skills", "install", str(source), home=hermes_home, cwd=tmp_path)
+        assert_clean_exit(done, (1,))  # refused (EXIT_REFUSED), with a sentence
+        assert "security review" in done.stdout and "pushes the code to a fork" in done.stdout
+        assert not (hermes_home / "skills" / "fork-push").exists()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=20)
