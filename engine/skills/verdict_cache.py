@@ -35,6 +35,7 @@ RULE_MODULES = (
     "threat_normalise.py",
     "threat_decode.py",
     "threat_intents.py",
+    "threat_shapes.py",
     "threat_lexicon.py",
     "threat_vocab.py",
 )
