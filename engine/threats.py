@@ -15,9 +15,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from engine.threat_decode import hidden_payloads
 from engine.threat_i18n import I18N_PATTERNS
-from engine.threat_intents import INTENT_MESSAGES, intent_findings
 from engine.threat_normalise import hidden_characters, normalise, skeleton_word
 from engine.threat_patterns import PATTERNS, SCOPE_LEVEL, Pattern
 
@@ -425,6 +423,8 @@ def _scan(text: str, scope: str, depth: int, intents: bool) -> tuple[list[Findin
                 )
             )
     if intents:  # what a pattern already reported on a line is not reported again as an intent
+        from engine.threat_intents import intent_findings  # imported on first use: `hws` starts faster
+
         seen = {(f.category, f.line) for f in findings}
         for found in intent_findings(text):
             if (found.category, found.line) in seen:
@@ -432,6 +432,8 @@ def _scan(text: str, scope: str, depth: int, intents: bool) -> tuple[list[Findin
             finding = Finding(found.id, found.category, found.severity, found.match, found.line, found.detail)
             (findings if found.certain else uncertain).append(finding)
     if depth < DECODE_DEPTH:
+        from engine.threat_decode import hidden_payloads
+
         for kind, encoded, decoded, line in hidden_payloads(text, view):
             inner, inner_uncertain = _scan(decoded, scope, depth + 1, intents)
             inner = [f for f in inner if f.category != "obfuscation" or f.id == "encoded_payload"]
@@ -505,6 +507,8 @@ def message_for(finding: Finding) -> str:
     """Hermes' sentence for a blocked write."""
     if finding.id == "invisible_unicode":
         return f"Blocked: content contains invisible unicode character {finding.match} (possible injection)."
+    from engine.threat_intents import INTENT_MESSAGES
+
     if finding.id in INTENT_MESSAGES:
         return (
             f"Blocked: content matches threat pattern '{finding.id}' ({INTENT_MESSAGES[finding.id]}). "
