@@ -78,6 +78,7 @@ class LifecycleMixin:
     _emit_background: Callable[[Event], None]
     _ask_user: Any
     _summarize: Any
+    _second_opinion: Any
     _make_compressor: Callable[[], Any]
     busy: bool
 
@@ -147,6 +148,7 @@ class LifecycleMixin:
                 "skills": self.skills,
                 "sessions": self.store,
                 "summarizer": self._summarize,
+                **({"second_opinion": self._second_opinion} if self.config.security.aux_review else {}),
             },
         )
         self._use_session(opened.session_id, opened.prompt)

@@ -89,6 +89,13 @@ class ReviewMixin:
             level, sentence = "warning", f"Background review ({kinds}) failed: {type(exc).__name__}: {exc}"
         self._emit_background(Status(job.session_id, level, sentence))
 
+    async def _second_opinion(self, kind: str, text: str, notes: list[str]) -> Any:
+        """security.aux_review: the auxiliary model's verdict on a write the patterns leave uncertain."""
+        from engine.security_review import second_opinion
+
+        timeout = float(self.config.security.aux_review_timeout)
+        return await second_opinion(self.aux_client, kind, text, notes, timeout)
+
     async def _summarize(self, transcript: str) -> str:
         """session_search's recap: one auxiliary call."""
         from engine.sessions.session_search import RECAP_INSTRUCTIONS

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from engine.config_schema import FOREIGN_SECTIONS, OPEN_SECTIONS, ROOT, SCHEMA, Setting
+from engine.config_schema import FOREIGN_SECTIONS, OPEN_SECTIONS, ROOT, SCHEMA, SHARED_SECTIONS, Setting
 
 MAX_CONFIG_BYTES = 1_000_000
 MAX_ALIASES = 200
@@ -277,7 +277,7 @@ def _fill_section(
             target[key] = value
         elif key in schema:
             target[key] = _validated(section, key, value, schema[key], where, line)
-        else:
+        elif section not in SHARED_SECTIONS:
             hint = _did_you_mean(key, schema, f"{section}.")
             warnings.append(f"{where} line {line}: unknown setting `{section}.{key}` is ignored{hint}")
 

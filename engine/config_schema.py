@@ -145,6 +145,11 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "external_dirs": S([], "Extra read-only skill folders; a local skill wins a name clash."),
         "index_token_budget": S(2000, "Tokens the Tier 1 skills index may take in the prompt.", 100),
         "guard_agent_created": S(True, "Scan every skill the agent writes, and roll back on a block."),
+        "guard_at_use": S(
+            True,
+            "Check each skill with the guard where it is used (Tier 1 index, skills_list, skill_view): "
+            "a blocked skill is listed for the person with its reason and never shown to the model.",
+        ),
         "write_approval": S(False, "Ask before the agent writes a skill."),
         "creation_nudge_tool_calls": S(5, "Tool calls in one task that suggest saving a skill.", 1),
         "max_skill_chars": S(100_000, "Largest SKILL.md the agent may write, in characters.", 1),
@@ -162,6 +167,9 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "guard_max_file_kb": S(256, "Size of one skill file, in KiB, above which the guard warns.", 1),
         "guard_shared_scan_kb": S(
             16, "Prose per skill, in KiB, also read by the shared threat scanner (SKILL.md first).", 0
+        ),
+        "guard_code_scan_kb": S(
+            64, "Text per skill, in KiB, code included, read for exfiltration and persistence intents.", 0
         ),
         "install_max_files": S(2000, "Files a folder may hold for `hws skills install` to copy it.", 1),
         "install_max_mb": S(50, "Size in MiB a folder may have for `hws skills install` to copy it.", 1),
@@ -382,6 +390,17 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "max_bytes": S(5_000_000, "Size at which a log file is rotated.", 10_000),
         "backups": S(3, "Rotated copies kept of each log file.", 0, 50),
     },
+    "security": {
+        "aux_review": S(
+            False,
+            "Ask the auxiliary model for a second opinion on memory writes and skill writes or installs "
+            "that the threat patterns leave uncertain (a note that might be an instruction); its UNSAFE "
+            "refuses them.",
+        ),
+        "aux_review_timeout": S(
+            60.0, "Seconds the second opinion may take; past it the write goes ahead.", 1
+        ),
+    },
     "keys": {},  # binding id -> key, e.g. `keys: {focus_memory: f2}`; any id is accepted
     ROOT: {
         "context_file_max_chars": S(20_000, "Characters kept of each project context file.", 100),
@@ -414,7 +433,6 @@ FOREIGN_SECTIONS = frozenset(
         "delegation",
         "kanban",
         "approvals",
-        "security",
         "logging",
         "web",
         "vision",
@@ -431,3 +449,5 @@ FOREIGN_SECTIONS = frozenset(
 
 # Sections whose keys are free-form (a keymap, or Hermes sections we pass through unchecked).
 OPEN_SECTIONS = frozenset({"keys"})
+# Sections we share with Hermes Agent: our keys are checked, Hermes' own are read past in silence.
+SHARED_SECTIONS = frozenset({"security"})

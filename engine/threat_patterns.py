@@ -419,7 +419,8 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(
         "send_to_url exfiltration high strict",
         "http",
-        rf"\b(?:send|post|upload|transmit)\s+{F8}(?:to|at)\s+https?://(?!(?:test\.|upload\.)?pypi\.org\b"
+        rf"\b(?:send|post|upload|transmit)\s+(?!(?:the\s+)?(?:user|users|people|customers?|them|him|her|visitors?)\s+to\b)"
+        rf"{F8}(?:to|at)\s+https?://(?!(?:test\.|upload\.)?pypi\.org\b"
         rf"|registry\.npmjs\.org\b|crates\.io\b|ghcr\.io\b|(?:hub|registry-1)\.docker\.(?:io|com)\b)",
     ),
     _p(
@@ -469,7 +470,12 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     # ── persistence (memory and skills) ─────────────────────────────────────────────────────────
     _p("ssh_backdoor persistence critical strict", "authorized_keys", r"\bauthorized_keys\b"),
-    _p("ssh_access persistence high strict", ".ssh", r"(?:\$HOME|~|\$\{HOME\})/\.ssh\b"),
+    _p(  # writing into ~/.ssh; a note that mentions the folder is a note
+        "ssh_access persistence high strict",
+        ".ssh",
+        r"(?:>>?|\btee\b(?:\s+-a)?|\b(?:cp|mv|install|ln|scp|rsync)\b[^\n|;]*?)\s*[\"']?(?:\$HOME|~|\$\{HOME\})/\.ssh\b"
+        rf"|\b(?:write|add|append|put|copy|drop|place|install)\s+{F8}(?:in|into|to|under)\s+[\"'`]?(?:\$HOME|~|\$\{{HOME\}})/\.ssh\b",
+    ),
     _p("hermes_env persistence critical strict", ".hermes", r"~/\.hermes/\.env\b"),
     _p(
         "agent_config_mod persistence high strict",

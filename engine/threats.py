@@ -9,52 +9,26 @@ cumulative, `all` ⊂ `context` ⊂ `strict`: memory and skills use `strict`, co
 
 from __future__ import annotations
 
-import base64
-import binascii
 import bisect
-import codecs
 import functools
 import re
-import unicodedata
-import urllib.parse
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from engine.threat_i18n import I18N_PATTERNS
+from engine.threat_normalise import hidden_characters, normalise, skeleton_word
 from engine.threat_patterns import PATTERNS, SCOPE_LEVEL, Pattern
 
 Scope = Literal["all", "context", "strict"]
 
 MATCH_MAX = 120
 DECODE_DEPTH = 2  # base64 inside base64 is still read; deeper nesting is not worth the time
-MIN_ENCODED = 16  # shorter base64 runs decode to a few words at most
-
-# Hermes Agent's 17 invisible code points, plus the ones used for "ASCII smuggling" since.
+# Hermes Agent's 17 invisible code points; the scanner reports every invisible, control or blank-looking
+# character (by Unicode class, see `threat_normalise`), and these keep Hermes' message.
 HERMES_INVISIBLE = frozenset(
     "\u200b\u200c\u200d\u2060\u2062\u2063\u2064\ufeff\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 )
-_INVISIBLE = re.compile(
-    "[" + "".join(sorted(HERMES_INVISIBLE)) + "\u2061\u180e\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
-)
 _NEWLINE = re.compile("\n")
-_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
-_FORMAT_CHARS = re.compile(
-    "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufe00-\ufe0f\ufeff"
-    "\ufff9-\ufffb\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
-)
-_TAG_RUN = re.compile("[\U000e0020-\U000e007e]{4,}")
-
-# Letters from other scripts that look like Latin ones (the common part of Unicode's confusables).
-_CONFUSABLES = str.maketrans(
-    {
-        **dict(zip("аеорсухіјѕԁԛԝүһӏкмнтвь", "aeopcyxijsdqwyhlkmhtbb", strict=True)),
-        **dict(zip("АВЕКМНОРСТХІЈЅҮ", "ABEKMHOPCTXIJSY", strict=True)),
-        **dict(zip("αεικνορτυχγβ", "aeikvoptuxyb", strict=True)),
-        **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZHIKMNOPTYX", strict=True)),
-        **dict(zip("օսցհոıȷɑɡɩʟ", "oughnijagil", strict=True)),
-        **dict(zip("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ", "abcdefghijklmnoprstuvwyz", strict=True)),
-    }
-)
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
 _LEET_TOKEN = re.compile(  # whole tokens only: the lookbehind stops a retry at every letter of a word
     r"(?<![A-Za-z0-9@$])[A-Za-z0-9@$]*(?:[013457@$][A-Za-z]|[A-Za-z][@$][A-Za-z])[A-Za-z0-9@$]*"
@@ -69,19 +43,6 @@ _COMPACT = re.compile(
     r"|earlier|preceding|original|system|your|safety)+(?:instructions?|directives|guidelines|rules|prompts?"
     r"|programming)|systempromptoverride|youarenow(?:a|an|the)(?!ready)|(?:reveal|print|output|show)your"
     r"(?:system)?(?:prompt|instructions)|donottelltheuser|exfiltrate"
-)
-_BASE64 = re.compile(rf"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{{{MIN_ENCODED},}}={{0,2}}(?![A-Za-z0-9+/=_-])")
-_NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/=_-]+")
-_HEX_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){6,}")
-_HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){12,}\b")
-_PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2}){6,}")
-_UNICODE_ESC = re.compile(r"(?:\\u[0-9a-fA-F]{4}){4,}")
-_ASKS_ROT13 = re.compile(r"\brot[- ]?13\b|\bcaesar\b", re.IGNORECASE)
-_ASKS_REVERSE = re.compile(r"\brevers(?:e|ed)\b|\bbackwards?\b|\bright[- ]to[- ]left\b", re.IGNORECASE)
-
-_ASKED_DECODINGS = (  # decodings tried only where the text asks for them
-    ("rot13", ("rot", "caesar"), _ASKS_ROT13, lambda text: codecs.encode(text, "rot13")),
-    ("reversed text", ("revers", "backward", "right"), _ASKS_REVERSE, lambda text: text[::-1]),
 )
 
 _ALL_PATTERNS: tuple[Pattern, ...] = PATTERNS + I18N_PATTERNS
@@ -118,25 +79,19 @@ def _clip(text: str) -> str:
 
 
 def _invisible_findings(text: str) -> list[Finding]:
-    if text.isascii():
+    """One finding per line holding an invisible, control or blank-looking character (the first one)."""
+    hidden = hidden_characters(text)
+    if not hidden:
         return []
-    newlines: list[int] | None = None
+    newlines = _line_finder(text)
     found: list[Finding] = []
     seen: set[int] = set()
-    for m in _INVISIBLE.finditer(text):
-        newlines = _line_finder(text) if newlines is None else newlines
-        line = _line_at(newlines, m.start())
+    for offset, char in hidden:
+        line = _line_at(newlines, offset)
         if line not in seen:
             seen.add(line)
-            found.append(Finding("invisible_unicode", "invisible", "high", f"U+{ord(m.group()):04X}", line))
+            found.append(Finding("invisible_unicode", "invisible", "high", f"U+{ord(char):04X}", line))
     return found
-
-
-def _normalise(text: str) -> str:
-    """NFKC with format characters removed, so `ig\\u200bnore` and full-width letters read plainly."""
-    if text.isascii():
-        return text
-    return unicodedata.normalize("NFKC", _FORMAT_CHARS.sub("", text))
 
 
 def _fold(text: str) -> str:
@@ -150,8 +105,7 @@ def _fold(text: str) -> str:
 
 
 def _fold_letters(word: str) -> str:
-    word = word.translate(_CONFUSABLES)
-    return unicodedata.normalize("NFC", _COMBINING.sub("", unicodedata.normalize("NFD", word)))
+    return skeleton_word(word)
 
 
 def _join_spaced(text: str) -> str:
@@ -439,116 +393,13 @@ def _compact_findings(view: str) -> list[Finding]:
     return found
 
 
-def _printable(decoded: str) -> bool:
-    if len(decoded) < 8:
-        return False
-    good = sum(1 for ch in decoded if ch.isprintable() or ch in "\n\t")
-    letters = sum(1 for ch in decoded if ch.isalpha() or ch == " ")
-    return good / len(decoded) >= 0.95 and letters / len(decoded) >= 0.6
-
-
-def _decode_base64(run: str) -> str | None:
-    """The text a base64 run encodes; inside a URL path, each `/` segment is tried on its own too."""
-    decoded = _decode_base64_run(run)
-    if decoded is None and "/" in run:
-        for segment in run.split("/"):
-            if len(segment) >= MIN_ENCODED:
-                decoded = _decode_base64_run(segment)
-                if decoded:
-                    break
-    return decoded
-
-
-def _decode_base64_run(run: str) -> str | None:
-    padded = run.rstrip("=")
-    padded += "=" * (-len(padded) % 4)
-    for decoder in (base64.b64decode, base64.urlsafe_b64decode):
-        try:
-            decoded = decoder(padded).decode("utf-8")
-        except (binascii.Error, ValueError, UnicodeDecodeError):
-            continue
-        if _printable(decoded):
-            return decoded
-    return None
-
-
-def _decode_hex(run: str) -> str | None:
-    try:
-        decoded = bytes.fromhex(run.replace("\\x", "")).decode("utf-8")
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return decoded if _printable(decoded) else None
-
-
-def _decode_percent(run: str) -> str | None:
-    try:
-        decoded = urllib.parse.unquote(run, errors="strict")
-    except UnicodeDecodeError:
-        return None
-    return decoded if _printable(decoded) else None
-
-
-def _decode_unicode_escapes(run: str) -> str | None:
-    try:
-        decoded = run.encode("ascii").decode("unicode_escape")
-    except UnicodeDecodeError:
-        return None
-    return decoded if _printable(decoded) else None
-
-
-_DECODERS = (  # kind, finder, decoder, a substring that must be present (None: a long token)
-    ("base64", _BASE64, _decode_base64, None),
-    ("hex", _HEX, _decode_hex, None),
-    ("hex escapes", _HEX_ESCAPES, _decode_hex, "\\x"),
-    ("percent-encoding", _PERCENT, _decode_percent, "%"),
-    ("unicode escapes", _UNICODE_ESC, _decode_unicode_escapes, "\\u"),
-)
-
-
-def _hidden_payloads(raw: str, view: str) -> list[tuple[str, str, str, int]]:
-    """(kind, encoded text, decoded text, line) for every encoded run that decodes to readable text."""
-    payloads = []
-    newlines: list[int] | None = None
-    # Cheap first: is there any run of base64 alphabet long enough to hold a payload?
-    long_token = any(len(t) >= MIN_ENCODED for t in view.split()) and any(
-        len(t) >= MIN_ENCODED for t in _NOT_BASE64.split(view)
-    )
-    for kind, finder, decode, hint in _DECODERS:
-        if not (long_token if hint is None else hint in view):
-            continue
-        for m in finder.finditer(view):
-            decoded = decode(m.group(0))
-            if decoded:
-                newlines = _line_finder(view) if newlines is None else newlines
-                payloads.append((kind, m.group(0), decoded, _line_at(newlines, m.start())))
-    lower = view.lower()
-    for kind, hints, asks, decode in _ASKED_DECODINGS:
-        if not any(hint in lower for hint in hints):
-            continue
-        lines: list[str] | None = None
-        asked_on: set[int] = set()
-        for m in asks.finditer(view):  # the request and the text it points at: this line and the next two
-            newlines = _line_finder(view) if newlines is None else newlines
-            number = _line_at(newlines, m.start()) - 1
-            if number in asked_on:
-                continue
-            asked_on.add(number)
-            lines = view.split("\n") if lines is None else lines
-            nearby = "\n".join(lines[number : number + 3])
-            payloads.append((kind, nearby, decode(nearby), number + 1))
-    if not raw.isascii():
-        raw_newlines = _line_finder(raw)
-        for m in _TAG_RUN.finditer(raw):
-            hidden = "".join(chr(ord(ch) - 0xE0000) for ch in m.group(0))
-            payloads.append(("unicode tag characters", hidden, hidden, _line_at(raw_newlines, m.start())))
-    return payloads
-
-
-def _scan(text: str, scope: str, depth: int) -> list[Finding]:
+def _scan(text: str, scope: str, depth: int, intents: bool) -> tuple[list[Finding], list[Finding]]:
+    """(certain findings, uncertain ones) of `text` and of every decoded layer inside it."""
     if scope not in SCOPE_LEVEL:
         raise ValueError(f"Unknown scan scope {scope!r}; use 'all', 'context' or 'strict'.")
     findings = _invisible_findings(text)
-    view = _normalise(text)
+    uncertain: list[Finding] = []
+    view = normalise(text)
     plain = _run_in_chunks(view, scope)
     findings += plain
     letters = _fold(view)
@@ -571,9 +422,21 @@ def _scan(text: str, scope: str, depth: int) -> list[Finding]:
                     f"look-alike letters, accents, leetspeak or letter spacing hide '{first.id}'",
                 )
             )
+    if intents:  # what a pattern already reported on a line is not reported again as an intent
+        from engine.threat_intents import intent_findings  # imported on first use: `hws` starts faster
+
+        seen = {(f.category, f.line) for f in findings}
+        for found in intent_findings(text):
+            if (found.category, found.line) in seen:
+                continue
+            finding = Finding(found.id, found.category, found.severity, found.match, found.line, found.detail)
+            (findings if found.certain else uncertain).append(finding)
     if depth < DECODE_DEPTH:
-        for kind, encoded, decoded, line in _hidden_payloads(text, view):
-            inner = [f for f in _scan(decoded, scope, depth + 1) if f.category != "obfuscation"]
+        from engine.threat_decode import hidden_payloads
+
+        for kind, encoded, decoded, line in hidden_payloads(text, view):
+            inner, inner_uncertain = _scan(decoded, scope, depth + 1, intents)
+            inner = [f for f in inner if f.category != "obfuscation" or f.id == "encoded_payload"]
             if inner:
                 worst = min(inner, key=lambda f: _SEVERITY_RANK.get(f.severity, 9))
                 findings.append(
@@ -586,7 +449,19 @@ def _scan(text: str, scope: str, depth: int) -> list[Finding]:
                         f"{kind} hides '{worst.id}': {_clip(worst.match)[:60]}",
                     )
                 )
-    return _dedupe(findings)
+            elif inner_uncertain:
+                first = inner_uncertain[0]
+                uncertain.append(
+                    Finding(
+                        "encoded_payload",
+                        "obfuscation",
+                        "medium",
+                        _clip(encoded),
+                        line,
+                        f"{kind} hides '{first.id}'",
+                    )
+                )
+    return _dedupe(findings), _dedupe(uncertain)
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
@@ -600,9 +475,27 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     return unique
 
 
-def scan(text: str, scope: Scope = "strict") -> list[Finding]:
-    """Every threat in `text` at this scope: invisible characters first, then patterns in table order."""
-    return _scan(text, scope, 0)
+@dataclass(frozen=True)
+class Assessment:
+    """What the scanner settled (`findings`: refuse) and what it could not (`uncertain`: ask someone)."""
+
+    findings: list[Finding] = field(default_factory=list)
+    uncertain: list[Finding] = field(default_factory=list)
+
+
+def assess(text: str, scope: Scope = "strict", intents: bool | None = None) -> Assessment:
+    """The patterns and, at the strict scope (or when asked), the intents: settled and unsettled findings."""
+    findings, uncertain = _scan(text, scope, 0, scope == "strict" if intents is None else intents)
+    return Assessment(findings, [] if findings else uncertain)
+
+
+def scan(text: str, scope: Scope = "strict", intents: bool | None = None) -> list[Finding]:
+    """Every threat in `text` at this scope: invisible characters first, then patterns in table order.
+
+    Intents (what the text asks the agent to do, in any of the vocabularies' languages) are read at
+    the strict scope, or at any scope with `intents=True`.
+    """
+    return assess(text, scope, intents).findings
 
 
 def pattern_ids(text: str, scope: Scope = "strict") -> list[str]:
@@ -614,6 +507,14 @@ def message_for(finding: Finding) -> str:
     """Hermes' sentence for a blocked write."""
     if finding.id == "invisible_unicode":
         return f"Blocked: content contains invisible unicode character {finding.match} (possible injection)."
+    from engine.threat_intents import INTENT_MESSAGES
+
+    if finding.id in INTENT_MESSAGES:
+        return (
+            f"Blocked: content matches threat pattern '{finding.id}' ({INTENT_MESSAGES[finding.id]}). "
+            "Content is injected into the system prompt and must not contain injection or exfiltration "
+            "payloads."
+        )
     return (
         f"Blocked: content matches threat pattern '{finding.id}'. Content is injected into the system prompt "
         "and must not contain injection or exfiltration payloads."

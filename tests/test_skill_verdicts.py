@@ -40,7 +40,7 @@ def make_home() -> tuple[Home, Path, Path]:
     return home, tidy, fetch
 
 
-def verdicts(home: Home) -> dict[str, tuple[str, int]]:
+def verdicts(home: Home) -> dict[str, tuple[str, int, str]]:
     """What a fresh workstation (a new process: new readers) shows."""
     return Readers(home, defaults(), home.root).skill_verdicts([], 500)
 
@@ -48,7 +48,7 @@ def verdicts(home: Home) -> dict[str, tuple[str, int]]:
 def test_a_second_start_shows_the_kept_verdicts_without_scanning(scans: list[str]) -> None:
     home, _, _ = make_home()
     first = verdicts(home)
-    assert first == {"tidy-logs": ("safe", 0), "fetch-docs": ("safe", 0)}
+    assert first == {"tidy-logs": ("safe", 0, ""), "fetch-docs": ("safe", 0, "")}
     assert sorted(scans) == ["fetch-docs", "tidy-logs"]
     assert (home.journal_dir / CACHE_FILE).is_file()
     scans.clear()
@@ -67,7 +67,8 @@ def test_a_changed_support_file_is_scanned_again_and_its_verdict_follows(scans: 
     shown = verdicts(home)
     assert scans == ["fetch-docs"]  # only the skill that changed
     assert shown["fetch-docs"][0] == "dangerous" and shown["fetch-docs"][1] >= 1
-    assert shown["tidy-logs"] == ("safe", 0)
+    assert "references/notes.md" in shown["fetch-docs"][2]  # blocked, and why
+    assert shown["tidy-logs"] == ("safe", 0, "")
 
 
 def test_a_damaged_cache_or_other_rules_mean_scanning_again(
@@ -78,7 +79,7 @@ def test_a_damaged_cache_or_other_rules_mean_scanning_again(
     cache = home.journal_dir / CACHE_FILE
     cache.write_bytes(b"\xff{not json")
     scans.clear()
-    assert verdicts(home)["tidy-logs"] == ("safe", 0)
+    assert verdicts(home)["tidy-logs"] == ("safe", 0, "")
     assert len(scans) == 2
     assert json.loads(cache.read_text(encoding="utf-8"))["skills"]  # written again, whole
 

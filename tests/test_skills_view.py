@@ -97,11 +97,18 @@ def test_symlinks_that_escape_the_skill_are_refused(tools: SkillTools, tmp_path:
     os.symlink(secret, skill_dir / "leak.md")
     os.symlink(tmp_path, skill_dir / "outside")
     os.symlink(skill_dir / "forms.md", skill_dir / "alias.md")  # inside: fine
-    for path in ("leak.md", "outside/secret.txt"):
+    for path in ("leak.md", "outside/secret.txt", "alias.md"):  # a link out makes the whole skill blocked
         result = tools.skill_view({"name": "pdf", "file_path": path})
         assert result["success"] is False and "outside the skill's folder" in result["error"]
         assert "top secret" not in json.dumps(result)
-    assert tools.skill_view({"name": "pdf", "file_path": "alias.md"})["success"] is True
+    home = tools.library.home
+    home.config_file.write_text("skills:\n  guard_at_use: false\n", encoding="utf-8")
+    unguarded = SkillTools(home, load_config(home.root), SessionTiers("s1"), session_id="s1")
+    for path in ("leak.md", "outside/secret.txt"):  # the path check alone, without the guard's verdict
+        result = unguarded.skill_view({"name": "pdf", "file_path": path})
+        assert result["success"] is False and "outside the skill's folder" in result["error"]
+        assert "top secret" not in json.dumps(result)
+    assert unguarded.skill_view({"name": "pdf", "file_path": "alias.md"})["success"] is True
 
 
 def test_a_skill_md_symlinked_out_of_its_folder_is_not_read(tools: SkillTools, tmp_path: Path) -> None:
@@ -110,7 +117,13 @@ def test_a_skill_md_symlinked_out_of_its_folder_is_not_read(tools: SkillTools, t
     folder = tools.library.home.skills / "sneaky"
     folder.mkdir()
     os.symlink(secret, folder / "SKILL.md")
-    result = tools.skill_view({"name": "sneaky"})
+    result = tools.skill_view({"name": "sneaky"})  # the guard blocks the skill: its SKILL.md links out
+    assert result["success"] is False and "a symlink that points outside" in result["error"]
+    assert "Looks normal" not in json.dumps(result)
+    home = tools.library.home
+    home.config_file.write_text("skills:\n  guard_at_use: false\n", encoding="utf-8")
+    unguarded = SkillTools(home, load_config(home.root), SessionTiers("s1"), session_id="s1")
+    result = unguarded.skill_view({"name": "sneaky"})  # and the path check alone refuses it too
     assert result["success"] is False and "symlink out of its skill's folder" in result["error"]
 
 

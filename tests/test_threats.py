@@ -192,12 +192,13 @@ def test_context_scope_skips_strict_only_patterns() -> None:
 def test_prefilter_never_hides_a_match() -> None:
     """Every pattern run directly on the text finds nothing the prefiltered scan misses."""
     from engine import threats
+    from engine.threat_normalise import normalise
     from tests.threat_corpus import ATTACKS, BENIGN
     from tests.threat_heldout import HELDOUT_ATTACKS, HELDOUT_BENIGN
 
     texts = [t for _, t in ATTACKS] + BENIGN + HELDOUT_ATTACKS + HELDOUT_BENIGN
     for text in texts:
-        for view in {threats._normalise(text), threats._join_spaced(threats._fold(threats._normalise(text)))}:
+        for view in {normalise(text), threats._join_spaced(threats._fold(normalise(text)))}:
             direct = {p.id for p in threats._BY_LEVEL["strict"] if p.regex.search(view)}
             filtered = {f.id for f in threats._run_patterns(view, "strict")}
             assert direct == filtered, (text, direct ^ filtered)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from engine.home import Home
     from engine.memory import Memory
     from engine.prompt import SystemPrompt
-    from engine.skills.verdict_cache import VerdictCache
+    from engine.skills.gate import SkillGate
 
 _UNDONE_MEMORY = re.compile(r"\bundo ([0-9a-f]{4,})\b")
 _UNDONE_SKILL = re.compile(r"restored to before ([0-9a-f]{4,})\b")
@@ -43,7 +43,7 @@ class Readers:
     _memory: Memory | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _schema_tokens: dict[int, int] = field(default_factory=dict)
-    _verdicts: VerdictCache | None = None
+    _gate: SkillGate | None = None
 
     @property
     def memory(self) -> Memory:
@@ -286,34 +286,26 @@ class Readers:
             session_started=skills is not None,
         )
 
-    def skill_verdicts(self, names_first: list[str], limit: int) -> dict[str, tuple[str, int]]:
-        """Guard verdicts (verdict, findings) of up to `limit` skills; kept ones are not scanned again."""
-        from engine.skills.guard import GuardLimits, scan_folder
+    def skill_verdicts(self, names_first: list[str], limit: int) -> dict[str, tuple[str, int, str]]:
+        """Guard verdicts (verdict, findings, why it is blocked or "") of up to `limit` skills; kept ones
+        are not scanned again."""
+        from engine.skills.gate import SkillGate
+        from engine.skills.guard import GuardLimits
         from engine.skills.library import SkillLibrary
-        from engine.skills.verdict_cache import CACHE_FILE, VerdictCache
 
         catalog = SkillLibrary(self.home, self.config).catalog()
         order = {name: i for i, name in enumerate(names_first)}
         skills = sorted(catalog.skills, key=lambda s: (order.get(s.name, len(order)), s.name))[:limit]
-        limits = GuardLimits.from_config(self.config.skills)
-        if self._verdicts is None:
-            self._verdicts = VerdictCache(self.home.journal_dir / CACHE_FILE)
-        kept = self._verdicts
-        found: dict[str, tuple[str, int]] = {}
+        if self._gate is None:
+            self._gate = SkillGate(self.home, GuardLimits.from_config(self.config.skills))
+        gate = self._gate
+        found: dict[str, tuple[str, int, str]] = {}
         for skill in skills:
-            trust = "community" if skill.read_only else "agent-created"
-            verdict = kept.get(skill.skill_dir, trust, limits)
-            if verdict is None:
-                try:
-                    report = scan_folder(skill.skill_dir, skill.name, skill.source, trust, limits)
-                except OSError:
-                    continue
-                verdict = (report.verdict, len(report.findings))
-                kept.put(skill.skill_dir, trust, limits, *verdict)
-            found[skill.name] = verdict
+            verdict = gate.verdict(skill)
+            found[skill.name] = (verdict.verdict, verdict.findings, verdict.reason)
         if len(skills) == len(catalog.skills):
-            kept.keep_only({str(skill.skill_dir) for skill in skills})
-        kept.save()
+            gate.cache.keep_only({str(skill.skill_dir) for skill in skills})
+        gate.save()
         return found
 
     def skill_text(self, path: str) -> str:

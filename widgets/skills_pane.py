@@ -2,7 +2,8 @@
 
 ○ indexed (Tier 1: a line in the system prompt), ● loaded (Tier 2: its SKILL.md was read), ◐ files
 opened (Tier 3). A skill the agent created or patched this session carries ✚ / ✎; a guard verdict
-other than safe shows as ⚠ caution or ✗ dangerous, and parse warnings as !. The lines above the list
+other than safe shows as ⚠ caution or ✗ dangerous (✗ blocked, with the reason, when the guard keeps
+the skill from the model), and parse warnings as !. The lines above the list
 say how full the Tier 1 budget is and what it cut. Enter opens the highlighted skill (read-only).
 """
 
@@ -18,6 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.widgets.option_list import Option
 
+from engine.printable import printable
 from widgets.gauge import format_tokens
 from widgets.pane import Pane, PaneLog
 
@@ -113,7 +115,7 @@ class SkillsPane(Pane):
         super().__init__(id=id)
         self.view = SkillsView()
         self.changed: dict[str, str] = {}
-        self.verdicts: dict[str, tuple[str, int]] = {}
+        self.verdicts: dict[str, tuple[str, int, str]] = {}
         self.loads: dict[str, tuple[int, dict[str, int]]] = {}  # this session's loads, from the events
         self._summarise()
 
@@ -158,7 +160,7 @@ class SkillsPane(Pane):
                 )
         return replace(view, rows=tuple(rows.values()))
 
-    def set_verdicts(self, verdicts: dict[str, tuple[str, int]]) -> None:
+    def set_verdicts(self, verdicts: dict[str, tuple[str, int, str]]) -> None:
         self.verdicts.update(verdicts)
         self._draw()
 
@@ -239,14 +241,15 @@ class SkillsPane(Pane):
 
     def _option(self, row: SkillRow) -> Option:
         mark, style = TIER_MARK.get(row.tier, ("·", "dim"))
-        name = f"{row.category}/{row.name}" if row.category else row.name
+        name = printable(f"{row.category}/{row.name}" if row.category else row.name)
         parts: list[Content | str | tuple[str, str]] = [
             (f"{mark} ", style),
             (name, "bold" if row.tier > 1 else ""),
         ]
         where = TIER_WORD.get(row.tier, "")
         if row.tier == 3 and row.files:
-            where = "file: " + ", ".join(f for f, _t in row.files[:2]) + ("…" if len(row.files) > 2 else "")
+            shown = ", ".join(printable(f) for f, _t in row.files[:2])
+            where = "file: " + shown + ("…" if len(row.files) > 2 else "")
         parts += ["  ", (where, style), "  ", (format_tokens(row.tokens), "dim")]
         note = SHOWN_NOTE.get(row.shown)
         if note:
@@ -255,8 +258,10 @@ class SkillsPane(Pane):
         if change:
             text, change_style = CHANGE_MARK.get(change, (change, "bold"))
             parts += ["  ", (text, change_style)]
-        verdict, findings = self.verdicts.get(row.name, (row.verdict, row.findings))
-        if verdict in VERDICT_MARK:
+        verdict, findings, blocked = self.verdicts.get(row.name, (row.verdict, row.findings, ""))
+        if blocked:
+            parts += ["  ", (f"✗ blocked: {blocked}", "bold $error")]
+        elif verdict in VERDICT_MARK:
             text, verdict_style = VERDICT_MARK[verdict]
             parts += ["  ", (f"{text} ({findings})", verdict_style)]
         if row.warnings:

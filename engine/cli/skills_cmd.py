@@ -71,9 +71,12 @@ def _library(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from engine.printable import printable
+
     library = _library(args)
     catalog = library.catalog()
     _shown, excluded = library.visible(catalog)
+    blocked = library.blocked([s for s in catalog.skills if s.name not in excluded])
     if args.json:
         print_json(
             {
@@ -85,6 +88,7 @@ def run_list(args: argparse.Namespace) -> int:
                         "source": s.source,
                         "path": str(s.skill_dir),
                         "excluded": s.name in excluded,
+                        "blocked": blocked.get(s.name, ""),
                         "warnings": list(s.warnings),
                     }
                     for s in catalog.skills
@@ -95,44 +99,53 @@ def run_list(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     if not catalog.skills:
-        print(f"No skills in {library.home.skills}.")
+        print(f"No skills in {printable(str(library.home.skills))}.")
     width = max((len(s.name) for s in catalog.skills), default=4)
     for s in catalog.skills:
         flags = ("  [external]" if s.read_only else "") + ("  [excluded]" if s.name in excluded else "")
         text = s.description if len(s.description) <= 80 else s.description[:79] + "…"
-        print(f"{s.name.ljust(width)}  {(s.category or '-'):<16} {text}{flags}")
+        category = printable(s.category or "-")
+        print(f"{printable(s.name).ljust(width)}  {category:<16} {printable(text)}{flags}")
+        if s.name in blocked:
+            print(f"{' ' * width}    BLOCKED (never shown to the model): {blocked[s.name]}")
         for warning in s.warnings:
-            print(f"{' ' * width}    warning: {warning}")
+            print(f"{' ' * width}    warning: {printable(warning)}")
     for line in catalog.warnings + catalog.skipped:
-        print(f"warning: {line}", file=sys.stderr)
+        print(f"warning: {printable(line)}", file=sys.stderr)
     return EXIT_OK
 
 
 def run_view(args: argparse.Namespace) -> int:
+    from engine.printable import printable
     from engine.skills.view import find_skill, view_file, view_skill
 
     library = _library(args)
     skill, problem = find_skill(library.catalog(), args.name)
     if problem:
-        fail(problem["error"], EXIT_REFUSED)
+        fail(printable(problem["error"]), EXIT_REFUSED)
     assert skill is not None
+    verdict = library.verdict(skill)
     max_chars = int(library.config.get("file_read_max_chars"))
     if args.file:
         result = view_file(skill, args.file, max_chars)
     else:
         result = view_skill(skill, max_chars, library.config.secret, bool(library.settings.template_vars))
+    if verdict is not None and verdict.blocked:
+        result["blocked"] = verdict.reason
     if args.json:
         print_json(result)
         return EXIT_OK if result.get("success") else EXIT_REFUSED
     if not result.get("success"):
-        fail(result["error"], EXIT_REFUSED)
-    sys.stdout.write(result["content"].rstrip("\n") + "\n")
+        fail(printable(result["error"]), EXIT_REFUSED)
+    if verdict is not None and verdict.blocked:
+        print(f"BLOCKED: the skills guard keeps this skill from the model: {verdict.reason}", file=sys.stderr)
+    sys.stdout.write(printable(result["content"].rstrip("\n"), keep_newlines=True) + "\n")
     if not args.file and result.get("linked_files"):
         print("\nlinked files:", file=sys.stderr)
         for group, files in result["linked_files"].items():
-            print(f"  {group}: {', '.join(files)}", file=sys.stderr)
+            print(f"  {printable(group)}: {', '.join(printable(f) for f in files)}", file=sys.stderr)
     for warning in result.get("warnings", []):
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {printable(warning)}", file=sys.stderr)
     print(f"({result['tokens']:,} tokens)", file=sys.stderr)
     return EXIT_OK
 
@@ -230,12 +243,37 @@ def run_restore(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _install_review(library: Any) -> Any:
+    """security.aux_review for an install: the auxiliary model's word on what the guard left uncertain."""
+    import asyncio
+
+    from engine.llm.client import LLMClient
+    from engine.security_review import refusal, second_opinion
+
+    def review(report: Any, folder: Path) -> str | None:
+        files = sorted({f.file for f in report.uncertain})
+        text = "\n\n".join(f"--- {name}\n" + (folder / name).read_text("utf-8", "replace") for name in files)
+        notes = [f"{f.file}:{f.line} {f.rule.split('.')[-1]}: {f.match}" for f in report.uncertain]
+
+        async def ask() -> Any:
+            async with LLMClient.from_config(library.config, library.home.root, auxiliary=True) as client:
+                return await second_opinion(
+                    client, "skill install", text, notes, float(library.config.security.aux_review_timeout)
+                )
+
+        opinion = asyncio.run(ask())
+        return refusal("skill install", opinion) if opinion.refuses else None
+
+    return review
+
+
 def run_install(args: argparse.Namespace) -> int:
     from engine.skills.install import Installer, InstallError
 
     library = _library(args)
+    review = _install_review(library) if library.config.security.aux_review else None
     try:
-        outcome = Installer(library).install(Path(args.path), args.category, args.trust, args.force)
+        outcome = Installer(library).install(Path(args.path), args.category, args.trust, args.force, review)
     except InstallError as exc:
         fail(str(exc), EXIT_USAGE)
     if args.json:

@@ -48,7 +48,8 @@ and a rule with no `when` and no `times` is a catch-all.
   after_tool              true when the last message is a tool result (false: it is not)
   tools                   names that must all be offered; `tools_exactly` the exact set offered
   no_tools                true when no tools are offered
-  kind                    a name from `kinds` (built in: flush, summary), or `chat` for none of them
+  kind                    a name from `kinds` (built in: flush, summary, security_review), or `chat` for
+                          none of them
   model                   regex over the requested model name
   stream                  true or false
   prompt_tokens_over      the request's estimated size (characters / 4) exceeds this
@@ -154,6 +155,8 @@ STYLE_DEFAULTS: dict[str, Any] = {
 BUILTIN_KINDS: dict[str, dict[str, Any]] = {
     "flush": {"user": r"(?i)(session is being compressed|save anything worth remembering)"},
     "summary": {"no_tools": True, "user": r"(?i)\bsummar(y|ise|ize)\b"},
+    # the second opinion of `security.aux_review` (engine/security_review.py's system prompt)
+    "security_review": {"no_tools": True, "system": r"(?i)security reviewer of an AI agent"},
 }
 FILLER_TEXT = "This reply was scripted to be interrupted part way through, so it goes on for a while."
 

@@ -8,6 +8,7 @@ dangerous, any high → caution, else safe. The line-by-line scanning lives in `
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import hashlib
 import os
@@ -17,10 +18,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.printable import has_unsafe, printable
+from engine.skills import frontmatter as fm
 from engine.skills.guard_content import (
     MATCH_CHARS,
     SEVERITY_RANK,
     GuardFinding,
+    code_intent_findings,
+    hidden_findings,
     invisible_findings,
     present_triggers,
     scan_text,
@@ -135,6 +140,7 @@ class GuardLimits:
     max_total_bytes: int = 1024 * 1024
     max_file_bytes: int = 256 * 1024
     shared_scan_chars: int = 16 * 1024
+    code_scan_chars: int = 64 * 1024
 
     @classmethod
     def from_config(cls, skills: Any) -> GuardLimits:
@@ -143,6 +149,7 @@ class GuardLimits:
             int(skills.guard_max_total_kb) * 1024,
             int(skills.guard_max_file_kb) * 1024,
             int(skills.guard_shared_scan_kb) * 1024,
+            int(skills.guard_code_scan_kb) * 1024,
         )
 
 
@@ -197,12 +204,24 @@ class GuardReport:
     content_hash: str = ""
     prose_chars: int = 0  # prose in Markdown/text files
     shared_chars: int = 0  # of which the shared threat scanner read this much
+    code_chars: int = 0  # text, code included, read in depth (rebuilt, decoded, intents)
+    text_chars: dict[str, int] = field(default_factory=dict)  # characters of each text file
+    refused_by_review: str = ""  # the second opinion's refusal (security.aux_review), when it refused
 
     @property
     def verdict(self) -> str:
         return verdict_of(self.findings)
 
+    @property
+    def uncertain(self) -> list[GuardFinding]:
+        """What the shared scanner could not settle (medium: the verdict ignores it), for a second opinion."""
+        return [
+            f for f in self.findings if f.severity == MEDIUM and f.rule.startswith(("threats.", "intents."))
+        ]
+
     def decision(self, force: bool = False) -> Decision:
+        if self.refused_by_review:
+            return Decision(BLOCK, self.refused_by_review)
         return decide(self.verdict, self.trust, force)
 
     def sorted_findings(self) -> list[GuardFinding]:
@@ -210,14 +229,24 @@ class GuardReport:
 
     def format(self, force: bool = False) -> str:
         """Hermes' report: a header with the verdict, one line per finding, then the decision."""
-        lines = [f"Scan: {self.name} ({self.source}/{self.trust})  Verdict: {self.verdict.upper()}"]
+        lines = [
+            f"Scan: {printable(self.name)} ({self.source}/{self.trust})  Verdict: {self.verdict.upper()}"
+        ]
         for f in self.sorted_findings():
             where = f"{f.file}:{f.line}" if f.line else f.file
-            lines.append(f'  {f.severity.upper()} {f.category} {where} "{f.match[:60]}"')
+            lines.append(
+                f'  {f.severity.upper()} {f.category} {printable(where)} "{printable(f.match[:60])}"'
+            )
         if self.shared_chars < self.prose_chars:
             lines.append(
                 f"  note: the shared threat scanner read {self.shared_chars:,} of {self.prose_chars:,} "
                 "characters of prose (skills.guard_shared_scan_kb); the skill patterns read every line"
+            )
+        total = sum(self.text_chars.values())
+        if self.code_chars < total:
+            lines.append(
+                f"  note: {self.code_chars:,} of {total:,} characters were read in depth (rebuilt lines, "
+                "decoded layers, intents; skills.guard_code_scan_kb, SKILL.md and scripts first)"
             )
         decision = self.decision(force)
         lines.append(f"Decision: {decision.label} — {decision.reason}")
@@ -237,6 +266,7 @@ class GuardReport:
             "lines_scanned": self.lines_scanned,
             "prose_chars": self.prose_chars,
             "shared_chars": self.shared_chars,
+            "code_chars": self.code_chars,
             "elapsed_ms": round(self.elapsed_ms, 2),
             "findings": [asdict(f) for f in self.sorted_findings()],
         }
@@ -299,6 +329,7 @@ class _Walk:
     """What one pass over a folder gathered: the text files to scan and the totals for the checks."""
 
     texts: list[tuple[str, str, str]] = field(default_factory=list)  # (relative path, extension, text)
+    binaries: list[tuple[str, str]] = field(default_factory=list)  # (relative path, kind) by magic bytes
     file_count: int = 0
     total_bytes: int = 0
 
@@ -309,10 +340,49 @@ def _structural(
     report.findings.append(GuardFinding(rule, category, severity, rel, 0, text[:MATCH_CHARS], why))
 
 
+_MAGIC = (  # executable formats, by their first bytes: ELF, Mach-O (both orders, fat), Windows PE
+    (b"\x7fELF", "an ELF executable"),
+    (b"\xfe\xed\xfa\xce", "a Mach-O executable"),
+    (b"\xfe\xed\xfa\xcf", "a Mach-O executable"),
+    (b"\xce\xfa\xed\xfe", "a Mach-O executable"),
+    (b"\xcf\xfa\xed\xfe", "a Mach-O executable"),
+    (b"\xca\xfe\xba\xbe", "a Mach-O universal executable"),
+    (b"MZ", "a Windows executable"),
+)
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def executable_format(head: bytes) -> str:
+    """What kind of executable `head` (a file's first bytes) starts, or "" for anything else."""
+    for magic, kind in _MAGIC:
+        if head.startswith(magic):
+            if magic == b"MZ" and b"PE\0\0" not in head[:1024] and b"This program" not in head[:256]:
+                continue  # two letters are not enough to call a file a Windows program
+            return kind
+    return ""
+
+
+def special_kind(mode: int) -> str:
+    """ "a FIFO", "a character device", … for an entry that is neither a file, a folder nor a link."""
+    return next((kind for test, kind in _SPECIAL_KINDS if test(mode)), "")
+
+
 def _walk(folder: Path, report: GuardReport, limits: GuardLimits, hasher: Any) -> _Walk:
-    """Judge the structure of every entry and collect the text files, hashing everything on the way."""
+    """Judge the structure of every entry and collect the text files, hashing everything on the way.
+
+    Nothing here can stop the scan: a symlink loop, a FIFO, a device or an unreadable file is a
+    finding, and a file name with control characters is reported (escaped) rather than printed.
+    """
     walk = _Walk()
-    base = folder.resolve()
+    try:
+        base = folder.resolve(strict=True)
+    except (OSError, RuntimeError):
+        base = folder.absolute()
     patterns = _ignore_patterns(folder)
     entries = 0
     for current, dirs, files in os.walk(folder, followlinks=False):
@@ -333,33 +403,79 @@ def _walk(folder: Path, report: GuardReport, limits: GuardLimits, hasher: Any) -
                 )
                 return walk
             path = here / filename
-            rel = path.relative_to(folder).as_posix()
+            raw_rel = path.relative_to(folder).as_posix()
+            rel = printable(raw_rel)
+            if has_unsafe(raw_rel):
+                _structural(
+                    report,
+                    "control_chars_in_name",
+                    "obfuscation",
+                    CRITICAL,
+                    rel,
+                    rel,
+                    "a file name with control or direction characters (terminal escapes, hidden text)",
+                )
             try:
                 info = os.lstat(path)
-            except OSError:
+            except OSError as exc:
+                _structural(
+                    report, "unreadable_file", "structure", HIGH, rel, str(exc.strerror), "cannot be read"
+                )
                 continue
             if stat.S_ISLNK(info.st_mode):
-                target = os.readlink(path)
-                hasher.update(rel.encode() + b"\0" + target.encode())
-                resolved = path.resolve()
-                if not (resolved == base or resolved.is_relative_to(base)):
-                    _structural(
-                        report,
-                        "symlink_escape",
-                        "traversal",
-                        CRITICAL,
-                        rel,
-                        f"-> {target}",
-                        "a symlink that points outside the skill's folder",
-                    )
-                elif not resolved.exists():
-                    _structural(
-                        report, "broken_symlink", "structure", MEDIUM, rel, f"-> {target}", "a broken symlink"
-                    )
+                _judge_link(path, rel, base, report, hasher)
                 continue
             if stat.S_ISREG(info.st_mode):
                 _judge_file(path, rel, info, report, limits, hasher, patterns, walk)
+                continue
+            kind = special_kind(info.st_mode)
+            if kind:
+                hasher.update(rel.encode() + b"\0" + kind.encode())
+                _structural(
+                    report,
+                    "special_file",
+                    "structure",
+                    HIGH,
+                    rel,
+                    kind,
+                    f"{kind} in a skill; it is never opened",
+                )
     return walk
+
+
+def _judge_link(path: Path, rel: str, base: Path, report: GuardReport, hasher: Any) -> None:
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    hasher.update(rel.encode() + b"\0" + target.encode("utf-8", "surrogateescape"))
+    shown = f"-> {printable(target)}"
+    try:
+        resolved = path.resolve(strict=True)
+    except RuntimeError:
+        _structural(
+            report, "symlink_loop", "structure", HIGH, rel, shown, "a symlink that loops back on itself"
+        )
+        return
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            _structural(
+                report, "symlink_loop", "structure", HIGH, rel, shown, "a symlink that loops back on itself"
+            )
+            return
+        resolved = path.resolve()  # dangling: where it would point
+    if not (resolved == base or resolved.is_relative_to(base)):
+        _structural(
+            report,
+            "symlink_escape",
+            "traversal",
+            CRITICAL,
+            rel,
+            shown,
+            "a symlink that points outside the skill's folder",
+        )
+    elif not resolved.exists():
+        _structural(report, "broken_symlink", "structure", MEDIUM, rel, shown, "a broken symlink")
 
 
 def _judge_file(
@@ -395,6 +511,21 @@ def _judge_file(
             f"{info.st_size:,} bytes",
             f"a file over {limits.max_file_bytes // 1024:,} KiB",
         )
+    try:
+        with open(path, "rb") as handle:  # a regular file (lstat said so): opening it cannot block
+            data = handle.read() if info.st_size <= SCAN_MAX_BYTES else handle.read(4096)
+    except OSError as exc:
+        hasher.update(rel.encode() + b"\0")
+        _structural(
+            report,
+            "unreadable_file",
+            "structure",
+            HIGH,
+            rel,
+            str(exc.strerror),
+            "cannot be read, so it cannot be checked",
+        )
+        return
     if info.st_mode & 0o111 and not _is_script(path, ext):
         _structural(
             report,
@@ -405,17 +536,56 @@ def _judge_file(
             oct(info.st_mode & 0o777),
             "an executable bit on a file that is not a script",
         )
-    try:
-        data = path.read_bytes() if info.st_size <= SCAN_MAX_BYTES else b""
-    except OSError:
+    kind = executable_format(data[:1024])
+    if kind and ext not in BINARY_EXEC_EXTS:
+        walk.binaries.append((rel, kind))
+    if info.st_size > SCAN_MAX_BYTES:
         data = b""
     hasher.update(rel.encode() + b"\0" + data)
-    if not data or ext in BINARY_EXEC_EXTS:
+    if not data or ext in BINARY_EXEC_EXTS or kind:
         return
     if rel != "SKILL.md" and _ignored(rel, patterns) and not (ext in SCRIPT_EXTS or info.st_mode & 0o111):
         return  # .skillignore may skip data files, never SKILL.md, scripts or executables
     if _looks_text(path, ext):
         walk.texts.append((rel, ext, data.decode("utf-8", errors="replace")))
+
+
+def _declared_binaries(walk: _Walk) -> set[str]:
+    """Paths SKILL.md's frontmatter lists under `binaries:` (the skill says it ships them)."""
+    skill_md = next((text for rel, _ext, text in walk.texts if rel == "SKILL.md"), "")
+    try:
+        meta = fm.parse_lenient(skill_md).meta if skill_md else {}
+    except fm.FrontmatterError:
+        return set()
+    listed = meta.get("binaries")
+    if isinstance(meta.get("metadata"), dict) and listed is None:
+        listed = meta["metadata"].get("binaries")
+    return {str(item).strip().removeprefix("./") for item in listed} if isinstance(listed, list) else set()
+
+
+def _judge_binaries(walk: _Walk, report: GuardReport) -> None:
+    declared = _declared_binaries(walk)
+    for rel, kind in walk.binaries:
+        if rel in declared:
+            _structural(
+                report,
+                "declared_binary",
+                "execution",
+                HIGH,
+                rel,
+                kind,
+                f"{kind} the skill declares; review before use",
+            )
+        else:
+            _structural(
+                report,
+                "undeclared_binary",
+                "execution",
+                CRITICAL,
+                rel,
+                kind,
+                f"{kind} the skill does not declare under `binaries:` in SKILL.md",
+            )
 
 
 def scan_folder(
@@ -442,13 +612,26 @@ def scan_folder(
             "the folder has no SKILL.md",
         )
     walk = _walk(folder, report, limits, hasher)
+    _judge_binaries(walk, report)
     triggers = present_triggers([text for _rel, _ext, text in walk.texts])  # one vocabulary per folder
     prose: list[tuple[str, str]] = []
-    for rel, ext, text in walk.texts:
+    code_budget = limits.code_scan_chars
+    deep_first = sorted(
+        walk.texts, key=lambda item: (item[0] != "SKILL.md", item[1] not in SCRIPT_EXTS, len(item[2]))
+    )
+    for rel, ext, text in deep_first:  # SKILL.md, then scripts, then the rest, short files first
         report.files_scanned += 1
         report.lines_scanned += text.count("\n") + 1
+        report.text_chars[rel] = len(text)
         report.findings += scan_text(text, rel, triggers=triggers)
         report.findings += invisible_findings(text, rel)
+        if code_budget > 0:  # the deep reading (rebuilt lines, decoded layers, intents) has a budget
+            deep = text[:code_budget]
+            report.findings += hidden_findings(deep, rel)
+            found, used = code_intent_findings(deep, rel, code_budget)
+            report.findings += found
+            report.code_chars += used
+            code_budget -= used
         if ext in PROSE_EXTS:
             prose.append((rel, text))
     prose.sort(key=lambda item: (item[0] != "SKILL.md", len(item[1])))  # SKILL.md first, then short files

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from engine import threats
+from engine.skills.guard_code import hidden_code_findings
 from engine.skills.guard_rules import CRITICAL, HIGH, LOW, MEDIUM, RULES, Rule
+from engine.threat_intents import INTENT_MESSAGES, intent_findings
 
 SEVERITY_RANK = {CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3}
 MATCH_CHARS = 120
@@ -176,7 +178,10 @@ _SHARED_CATEGORY = {
     "c2": "network",
     "persistence": "persistence",
     "secrets": "credential_exposure",
+    "obfuscation": "obfuscation",
+    "execution": "execution",
 }
+_CODE_INTENTS = frozenset({"exfiltration", "persistence"})  # what code may intend; injection is prose's
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _SHARED_CACHE: OrderedDict[str, tuple[tuple[str, str, str, int, str], ...]] = OrderedDict()
@@ -214,7 +219,10 @@ def _shared_chunk(chunk: str) -> tuple[tuple[str, str, str, int, str], ...]:
     if hit is not None:
         _SHARED_CACHE.move_to_end(key)
         return hit
-    found = tuple((f.id, f.category, f.severity, f.line, f.match) for f in threats.scan(chunk, "context"))
+    judged = threats.assess(chunk, "context", intents=True)
+    found = tuple(
+        (f.id, f.category, f.severity, f.line, f.match) for f in (*judged.findings, *judged.uncertain)
+    )
     _SHARED_CACHE[key] = found
     while len(_SHARED_CACHE) > SHARED_CACHE_SIZE:
         _SHARED_CACHE.popitem(last=False)
@@ -301,3 +309,38 @@ def invisible_findings(text: str, file: str) -> list[GuardFinding]:
                     )
                 )
     return out
+
+
+def _judge(text: str, file: str) -> list[tuple[str, str, str]]:
+    return [(f.severity, f.rule, f.description) for f in scan_text(text, file)]
+
+
+def hidden_findings(text: str, file: str) -> list[GuardFinding]:
+    """What a file hides: commands rebuilt from pieces, decoded payloads, secrets carried into requests."""
+    found = []
+    for severity, line, rule, shown, why in hidden_code_findings(text, file, _judge):
+        category = "exfiltration" if rule == "secret_in_request" else "obfuscation"
+        found.append(GuardFinding(rule, category, severity, file, line, shown[:MATCH_CHARS], why))
+    return found
+
+
+def code_intent_findings(text: str, file: str, budget: int) -> tuple[list[GuardFinding], int]:
+    """Exfiltration and persistence intents over a whole file, code included, up to `budget` characters
+    (uncertain ones of any kind come as medium findings: they leave the verdict alone)."""
+    if budget <= 0 or not text:
+        return [], 0
+    chunk = text[:budget]
+    found = [
+        GuardFinding(
+            f"intents.{f.id}",
+            _SHARED_CATEGORY.get(f.category, "injection"),
+            f.severity,
+            file,
+            f.line,
+            f.match[:MATCH_CHARS],
+            INTENT_MESSAGES.get(f.id, "an intent the shared scanner reads"),
+        )
+        for f in intent_findings(chunk)
+        if f.category in _CODE_INTENTS or not f.certain
+    ]
+    return found, len(chunk)

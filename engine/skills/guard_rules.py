@@ -178,7 +178,7 @@ _URL = re.compile(r"https?://[^\s\"'<>)`]+")
 _KNOWN_API = re.compile(KNOWN_API_HOSTS, re.IGNORECASE)
 
 
-def _exfil_destination(line: str) -> str:
+def exfil_destination(line: str) -> str:
     """A secret sent to its own provider is usage (medium); to an unknown host, theft (critical)."""
     urls = _URL.findall(line)
     if not urls:
@@ -204,7 +204,7 @@ RULES: tuple[Rule, ...] = (
         ("curl", "wget", "http", "xh "),
         "sends a secret environment variable in a request body or URL",
         also=(r"\b(?:curl|wget|http|https|xh)\b",),
-        judge=lambda line, match: _exfil_destination(line),
+        judge=lambda line, match: exfil_destination(line),
         needs=("$",),
     ),
     _rule(

@@ -47,6 +47,7 @@ class SkillIndex:
     entries: tuple[IndexEntry, ...] = ()
     excluded: tuple[str, ...] = ()  # disabled, or for another platform
     warnings: tuple[str, ...] = field(default=(), compare=False)
+    blocked: tuple[str, ...] = ()  # left out by the skills guard (never shown to the model)
 
     def count(self, shown: str) -> int:
         return sum(1 for e in self.entries if e.shown == shown)
@@ -57,7 +58,8 @@ class SkillIndex:
     def summary(self) -> str:
         """One line for the UI and the CLI: how full the budget is and what was cut."""
         if not self.entries:
-            return "Skills index: no skills."
+            blocked = f" ({len(self.blocked)} blocked by the skills guard)" if self.blocked else ""
+            return f"Skills index: no skills{blocked}."
         full = self.count("full")
         parts = [f"{full} full description{'s' if full != 1 else ''}"]
         if self.count("cut"):
@@ -68,6 +70,8 @@ class SkillIndex:
             parts.append(f"{self.count('hidden')} folded into counts (budget too small for every name)")
         if self.excluded:
             parts.append(f"{len(self.excluded)} excluded (disabled or other platform)")
+        if self.blocked:
+            parts.append(f"{len(self.blocked)} blocked by the skills guard (hws skills list says why)")
         return (
             f"Skills index: {len(self.entries)} skill{'s' if len(self.entries) != 1 else ''} in "
             f"{self.tokens:,}/{self.budget:,} tokens — " + ", ".join(parts) + "."

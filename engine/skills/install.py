@@ -11,15 +11,26 @@ import os
 import secrets
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engine.atomic import atomic_write_text, file_lock
+from engine.printable import printable
 from engine.redact import home_redactor
 from engine.skills import frontmatter as fm
 from engine.skills.discovery import SKILL_FILE, read_head
-from engine.skills.guard import ALLOW, Decision, GuardLimits, GuardReport, scan_folder
+from engine.skills.guard import (
+    ALLOW,
+    HIGH,
+    Decision,
+    GuardFinding,
+    GuardLimits,
+    GuardReport,
+    scan_folder,
+    special_kind,
+)
 from engine.skills.history import SkillHistory, new_change_id, read_for_journal
 from engine.skills.library import SkillLibrary
 from engine.skills.manage import SkillManager
@@ -27,6 +38,34 @@ from engine.skills.usage import now_iso
 
 HUB_DIR = ".hub"
 COPY_SKIP = shutil.ignore_patterns(".git", "node_modules", "__pycache__", ".venv", "venv", ".DS_Store")
+
+
+def special_entries(source: Path) -> list[tuple[str, str]]:
+    """(relative path, kind) of every FIFO, device or socket in a folder: never opened, never copied."""
+    found = []
+    for current, dirs, files in os.walk(source, followlinks=False):
+        dirs[:] = [d for d in dirs if d not in (".git", "node_modules", "__pycache__", ".venv", "venv")]
+        for name in files:
+            path = Path(current) / name
+            try:
+                kind = special_kind(os.lstat(path).st_mode)
+            except OSError:
+                continue
+            if kind:
+                found.append((path.relative_to(source).as_posix(), kind))
+    return found
+
+
+def _copy_skip(folder: str, names: list[str]) -> set[str]:
+    """COPY_SKIP, and every FIFO, device or socket (copying a FIFO blocks, a device never ends)."""
+    ignored = set(COPY_SKIP(folder, names))
+    for name in names:
+        try:
+            if special_kind(os.lstat(os.path.join(folder, name)).st_mode):
+                ignored.add(name)
+        except OSError:
+            ignored.add(name)
+    return ignored
 
 
 class InstallError(Exception):
@@ -96,8 +135,15 @@ class Installer:
         return scan_folder(source, source.name, "local", trust, limits)
 
     def install(
-        self, source: Path, category: str = "", trust: str = "community", force: bool = False
+        self,
+        source: Path,
+        category: str = "",
+        trust: str = "community",
+        force: bool = False,
+        review: Callable[[GuardReport, Path], str | None] | None = None,
     ) -> InstallOutcome:
+        """Copy into quarantine, scan, and place the skill if the policy (and `review`, when given, for
+        a report with uncertain findings) allows it."""
         source = Path(source).expanduser()
         if not source.is_dir():
             raise InstallError(f"{source} is not a folder; give the path of a skill folder holding SKILL.md.")
@@ -111,11 +157,21 @@ class Installer:
         name = skill_name_of(source)
         quarantine = self.hub / "quarantine" / f"{name}-{secrets.token_hex(4)}"
         quarantine.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(source, quarantine, symlinks=True, ignore=COPY_SKIP)
+        specials = special_entries(source)
+        shutil.copytree(source, quarantine, symlinks=True, ignore=_copy_skip)
         try:
             self._refuse_secrets(quarantine, name)
             report = scan_folder(quarantine, name, "local", trust, GuardLimits.from_config(self.settings))
+            report.findings += [
+                GuardFinding(
+                    "special_file", "structure", HIGH, printable(rel), kind, f"{kind}; it was not copied"
+                )
+                for rel, kind in specials
+            ]
             decision = report.decision(force)
+            if decision.action == ALLOW and review is not None and report.uncertain:
+                report.refused_by_review = review(report, quarantine) or ""
+                decision = report.decision(force)
             if decision.action != ALLOW:
                 self._audit("refused", name, report, decision, source)
                 return InstallOutcome(

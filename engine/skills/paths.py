@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
+from engine.printable import has_unsafe, printable
+
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -22,6 +24,8 @@ def relative_path_error(file_path: object, what: str = "file_path") -> str | Non
         return f"{what} must be a non-empty relative path such as 'references/api.md'."
     if "\x00" in file_path:
         return f"{what} contains a NUL character."
+    if has_unsafe(file_path):
+        return f"{what} '{printable(file_path)}' contains control or direction characters; use plain names."
     if file_path.startswith(("/", "\\", "~")) or _DRIVE.match(file_path):
         return f"{what} '{file_path}' is absolute; give a path relative to the skill's folder."
     if "\\" in file_path:
@@ -48,8 +52,13 @@ def resolve_inside(folder: Path, file_path: str) -> Path:
     error = relative_path_error(file_path)
     if error:
         raise PathRefused(error)
-    base = folder.resolve()
-    target = (folder / file_path).resolve()
+    try:
+        base = folder.resolve()
+        target = (folder / file_path).resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop (RuntimeError before Python 3.13)
+        raise PathRefused(
+            f"'{printable(file_path)}' cannot be resolved ({exc}); symlink loops are refused."
+        ) from exc
     if target != base and not target.is_relative_to(base):
         raise PathRefused(
             f"'{file_path}' resolves to {target}, outside the skill's folder; "
@@ -61,7 +70,7 @@ def resolve_inside(folder: Path, file_path: str) -> Path:
 def is_inside(folder: Path, path: Path) -> bool:
     try:
         resolved = path.resolve()
-    except OSError:
+        base = folder.resolve()
+    except (OSError, RuntimeError):  # a symlink loop is nowhere
         return False
-    base = folder.resolve()
     return resolved == base or resolved.is_relative_to(base)

@@ -12,6 +12,7 @@ from typing import Any
 from engine.config import Config, defaults
 from engine.events import Event, SkillChanged, SkillLoaded
 from engine.home import Home
+from engine.skills.gate import refusal
 from engine.skills.index import SkillIndex
 from engine.skills.library import SkillLibrary
 from engine.skills.manage import ACTIONS, SkillManager
@@ -147,6 +148,9 @@ class SkillTools:
         if problem:
             return problem
         assert skill is not None
+        verdict = self.library.verdict(skill)
+        if verdict is not None and verdict.blocked:
+            return error(refusal(skill.name, verdict.reason), blocked=True)
         max_chars = int(self.config.get("file_read_max_chars"))
         file_path = args.get("file_path")
         if file_path:

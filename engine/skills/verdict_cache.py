@@ -1,4 +1,4 @@
-"""The guard's verdict on each skill, kept between runs for the skills pane.
+"""The guard's verdict on each skill, kept between runs for the skills pane and the skill gate.
 
 Scanning 200 skills with the guard costs about a quarter of a second of CPU (500 skills: over half
 a second), and the workstation did it at every start, beside the panes' first readings. A verdict
@@ -27,9 +27,17 @@ RULE_MODULES = (
     "skills/guard.py",
     "skills/guard_rules.py",
     "skills/guard_content.py",
+    "skills/guard_code.py",
+    "skills/gate.py",
     "threats.py",
     "threat_patterns.py",
     "threat_i18n.py",
+    "threat_normalise.py",
+    "threat_decode.py",
+    "threat_intents.py",
+    "threat_shapes.py",
+    "threat_lexicon.py",
+    "threat_vocab.py",
 )
 
 
@@ -57,7 +65,8 @@ def folder_stamp(folder: Path) -> str:
             except OSError:
                 continue
             rel = path.relative_to(folder).as_posix()
-            digest.update(f"{rel}\0{info.st_mode}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+            entry = f"{rel}\0{info.st_mode}\0{info.st_size}\0{info.st_mtime_ns}\n"
+            digest.update(entry.encode("utf-8", "surrogateescape"))
     return digest.hexdigest()[:24]
 
 
@@ -82,17 +91,29 @@ class VerdictCache:
         return [folder_stamp(folder), trust, list(astuple(limits))]
 
     def get(self, folder: Path, trust: str, limits: GuardLimits) -> tuple[str, int] | None:
+        found = self.entry(folder, trust, limits)
+        return None if found is None else found[:2]
+
+    def entry(self, folder: Path, trust: str, limits: GuardLimits) -> tuple[str, int, str] | None:
+        """(verdict, findings, reason) kept for the folder as it stands now, or None."""
         entry = self.entries.get(str(folder))
         if entry is None or entry.get("judged_with") != self._judged_with(folder, trust, limits):
             return None
-        verdict, findings = entry.get("verdict"), entry.get("findings")
-        if not isinstance(verdict, str) or not isinstance(findings, int):
+        verdict, findings, reason = entry.get("verdict"), entry.get("findings"), entry.get("reason", "")
+        if not isinstance(verdict, str) or not isinstance(findings, int) or not isinstance(reason, str):
             return None
-        return verdict, findings
+        return verdict, findings, reason
 
-    def put(self, folder: Path, trust: str, limits: GuardLimits, verdict: str, findings: int) -> None:
+    def put(
+        self, folder: Path, trust: str, limits: GuardLimits, verdict: str, findings: int, reason: str = ""
+    ) -> None:
         judged_with = self._judged_with(folder, trust, limits)
-        self.entries[str(folder)] = {"judged_with": judged_with, "verdict": verdict, "findings": findings}
+        self.entries[str(folder)] = {
+            "judged_with": judged_with,
+            "verdict": verdict,
+            "findings": findings,
+            "reason": reason,
+        }
         self.dirty = True
 
     def keep_only(self, folders: set[str]) -> None:

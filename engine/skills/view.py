@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
 from engine import tokens
 from engine.skills import frontmatter as fm
 from engine.skills.discovery import IGNORED_DIRS, SKILL_FILE, SUPPORT_DIRS, Catalog, Skill
+from engine.skills.guard import special_kind
 from engine.skills.paths import PathRefused, is_inside, resolve_inside, skill_name_error
 
 LINK_GROUPS = (*SUPPORT_DIRS, "examples")
@@ -157,9 +159,15 @@ def view_file(skill: Skill, file_path: object, max_chars: int) -> dict[str, Any]
         target = resolve_inside(skill.skill_dir, file_path)
     except PathRefused as exc:
         return error(str(exc))
-    if not target.exists():
+    try:
+        info = target.stat()
+    except OSError:
         available = [f for group in linked_files(skill.skill_dir).values() for f in group]
         return error(f"File '{file_path}' not found in skill '{skill.name}'.", available_files=available[:50])
+    if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+        return error(
+            f"'{file_path}' is {special_kind(info.st_mode) or 'not a regular file'}; it is not read."
+        )
     if target.is_dir():
         inside = sorted(
             p.relative_to(skill.skill_dir).as_posix()

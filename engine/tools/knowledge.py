@@ -63,10 +63,44 @@ def _preview_memory(args: Mapping[str, Any], width: int) -> str:
     return f"{sign}{target} " + quoted(text, max(width - len(target) - 2, 8))
 
 
+async def _second_opinion(kind: str, texts: list[str], ctx: ToolContext) -> str | None:
+    """The refusal sentence when the auxiliary reviewer judges an uncertain write unsafe, else None.
+
+    Only with `security.aux_review` on (the agent then offers a `second_opinion` resource), and only for
+    texts the threat patterns leave uncertain; everything else was settled by the patterns.
+    """
+    review = ctx.resources.get("second_opinion")
+    if review is None:
+        return None
+    from engine.security_review import refusal, uncertain_notes
+
+    notes = await asyncio.to_thread(uncertain_notes, texts)
+    if not notes:
+        return None
+    opinion = await review(kind, "\n\n".join(t for t in texts if t), notes)
+    return refusal(kind, opinion) if opinion.refuses else None
+
+
+def _written_texts(args: dict[str, Any], *keys: str) -> list[str]:
+    """The new text a memory or skill call would write (its operations' contents included)."""
+    texts = [str(args[k]) for k in keys if isinstance(args.get(k), str)]
+    operations = args.get("operations")
+    if isinstance(operations, list):
+        texts += [
+            str(op["content"])
+            for op in operations
+            if isinstance(op, dict) and isinstance(op.get("content"), str)
+        ]
+    return texts
+
+
 async def _memory(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     memory = ctx.resource("memory")
     target = str(args.get("target") or "memory")
     journal = memory.journal
+    refused = await _second_opinion("memory write", _written_texts(args, "content"), ctx)
+    if refused:
+        return ToolResult({"success": False, "error": refused}, ok=False, summary=f"error: {refused}")
 
     def write() -> tuple[dict[str, Any], str | None, str | None]:
         before = journal.last("memory", target)
@@ -108,6 +142,11 @@ def _preview_skill_manage(args: Mapping[str, Any], width: int) -> str:
 def _skill_handler(tool: str) -> Any:
     async def handle(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         skills = ctx.resource("skills")
+        if tool == "skill_manage":
+            texts = _written_texts(args, "content", "new_string", "file_content")
+            refused = await _second_opinion("skill write", texts, ctx)
+            if refused:
+                return ToolResult({"success": False, "error": refused}, ok=False, summary=f"error: {refused}")
         result = await asyncio.to_thread(skills.call, tool, args)
         ok = bool(result.get("success", True))
         if ok:

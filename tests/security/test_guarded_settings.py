@@ -102,7 +102,8 @@ def test_a_change_of_an_ordinary_setting_or_a_comment_is_allowed() -> None:
         (CONFIG + "serve:\n  host: 0.0.0.0\n", "serve.host"),
         (CONFIG + "skills:\n  inline_shell: true\n", "skills.inline_shell"),
         (CONFIG + "memory:\n  write_approval: false\n", None),  # the default: nothing changes
-        (CONFIG + "security:\n  aux_review: false\n", "security.aux_review"),
+        (CONFIG + "security:\n  aux_review: true\n", "security.aux_review"),
+        (CONFIG + "security:\n  aux_review: false\n", None),  # the default since it is a setting
         (CONFIG + "terminal:\n  sandbox: none\n", "terminal.sandbox"),
         (CONFIG + "approvals:\n  mode: off\n", "approvals.mode"),
         (CONFIG + "mcp_servers:\n  x: {command: sh}\n", "mcp_servers.x.command"),
