@@ -21,6 +21,7 @@ from engine.tools.registry import Tool, ToolError, ToolResult
 
 SNIFF_BYTES = 8192
 CHUNK = 1 << 20
+TEXT_PIECE = 1 << 16  # characters of a long decoded line skipped at a time
 # Leading bytes of common binary formats, so the model hears what a file is rather than noise.
 _MAGIC = (
     (b"\x89PNG\r\n\x1a\n", "PNG image"),
@@ -145,15 +146,19 @@ def _read(
 
 
 def _window(
-    lines: Iterator[str], offset: int, window: int, max_chars: int, max_line: int
+    lines: Iterator[tuple[str, int]], offset: int, window: int, max_chars: int, max_line: int
 ) -> tuple[list[str], int, bool]:
-    """Numbered lines from `offset`, stopping at `window` lines or `max_chars`; also lines consumed."""
+    """Numbered lines from `offset`, stopping at `window` lines or `max_chars`; also lines consumed.
+
+    Each line comes as its kept start and how much of it was left unread (a line longer than any
+    window is never held whole, so a one-line file of 300 MB costs what one window does).
+    """
     shown: list[str] = []
     used = number = 0
-    for number, text in enumerate(lines, 1):
+    for number, (text, unread) in enumerate(lines, 1):
         if number < offset:
             continue
-        line = _numbered(number, text.rstrip("\r\n"), max_line)
+        line = _numbered(number, text.rstrip("\r\n"), max_line, unread)
         if used + len(line) + 1 > max_chars and shown:
             return shown, number, True
         shown.append(line)
@@ -175,18 +180,18 @@ def _read_utf8(
     digest = hashlib.sha256()
     bad_line = 0
 
-    def decoded() -> Iterator[str]:
+    def decoded() -> Iterator[tuple[str, int]]:
         nonlocal bad_line
-        for number, raw in enumerate(handle, 1):
-            digest.update(raw)
+        for number, (raw, unread) in enumerate(_bounded_lines(handle, max_line * 4, digest), 1):
             if number < offset:
-                yield ""  # skipped lines are counted, never decoded
+                yield "", 0  # skipped lines are counted, never decoded
                 continue
             try:
-                yield raw.decode("utf-8")
+                yield raw.decode("utf-8"), unread
             except UnicodeDecodeError:
-                bad_line = bad_line or number
-                yield raw.decode("utf-8", errors="replace")
+                if not unread:  # a cut line may end inside a character; that is not bad input
+                    bad_line = bad_line or number
+                yield raw.decode("utf-8", errors="replace"), unread
 
     shown, total, char_cut = _window(decoded(), offset, window, max_chars, max_line)
     # Count (and hash) the rest without decoding it.
@@ -214,8 +219,9 @@ def _read_decoded(
 ) -> ToolResult:
     """A UTF-16 or UTF-32 file (it has a byte-order mark), streamed so a huge one costs no memory."""
     text = io.TextIOWrapper(handle, encoding=encoding, errors="replace")
-    shown, total, char_cut = _window(text, offset, window, max_chars, max_line)
-    total += sum(1 for _ in text)
+    lines = _bounded_text_lines(text, max_line)
+    shown, total, char_cut = _window(lines, offset, window, max_chars, max_line)
+    total += sum(1 for _ in lines)
     text.detach()
     handle.seek(0)
     digest = hashlib.sha256()
@@ -226,14 +232,43 @@ def _read_decoded(
     return _result(target.shown, shown, offset, total, notes, max_chars, char_cut)
 
 
-def _numbered(number: int, text: str, max_line: int) -> str:
-    """`N|text`, with a long line cut so that the whole numbered line fits in `max_line` chars."""
+def _bounded_lines(handle: BinaryIO, keep: int, digest: Any) -> Iterator[tuple[bytes, int]]:
+    """Each line's first `keep` bytes and how many bytes of it were not kept; all of it is hashed."""
+    while raw := handle.readline(keep):
+        digest.update(raw)
+        unread = 0
+        if len(raw) == keep and not raw.endswith(b"\n"):
+            while rest := handle.readline(CHUNK):  # the rest of a long line, read in bounded pieces
+                digest.update(rest)
+                unread += len(rest)
+                if rest.endswith(b"\n"):
+                    break
+        yield raw, unread
+
+
+def _bounded_text_lines(text: io.TextIOWrapper, keep: int) -> Iterator[tuple[str, int]]:
+    """As `_bounded_lines`, for decoded text (characters rather than bytes)."""
+    while line := text.readline(keep):
+        unread = 0
+        if len(line) == keep and not line.endswith("\n"):
+            while rest := text.readline(TEXT_PIECE):
+                unread += len(rest)
+                if rest.endswith("\n"):
+                    break
+        yield line, unread
+
+
+def _numbered(number: int, text: str, max_line: int, unread: int = 0) -> str:
+    """`N|text`, with a long line cut so that the whole numbered line fits in `max_line` chars.
+
+    `unread` counts what was never read of a very long line (bytes, so the count is approximate)."""
     prefix = f"{number}|"
-    if len(prefix) + len(text) <= max_line:
+    length = len(text) + unread
+    if len(prefix) + length <= max_line:
         return prefix + text
-    keep = max_line - len(prefix) - len(f"… [+{len(text):,} chars]")
+    keep = max_line - len(prefix) - len(f"… [+{length:,} chars]")
     keep = max(keep, 1)
-    return f"{prefix}{text[:keep]}… [+{len(text) - keep:,} chars]"
+    return f"{prefix}{text[:keep]}… [+{length - keep:,} chars]"
 
 
 def _result(
