@@ -15,6 +15,7 @@ from pathlib import Path
 from engine.config import Config, ConfigError, load_config
 from engine.home import Home
 from engine.memory_format import DELIMITER, FILES, parse_entries, serialize
+from engine.sessions.text import SCHEMA_SQL, tolerant_text, undecodable_schema
 
 OK, WARNING, ERROR = "ok", "warning", "error"
 RANK = {OK: 0, WARNING: 1, ERROR: 2}
@@ -285,6 +286,7 @@ def check_database(home: Home, config: Config) -> Iterator[Finding]:
     size_mb = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists()) / MIB
     try:
         connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2)
+        connection.text_factory = tolerant_text
     except sqlite3.Error as exc:
         yield Finding(
             "database", ERROR, f"state.db cannot be opened ({exc})", f"move {path} aside; a new one is made"
@@ -293,7 +295,7 @@ def check_database(home: Home, config: Config) -> Iterator[Finding]:
     try:
         try:
             rows = connection.execute("PRAGMA integrity_check").fetchall()
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             yield Finding(
                 "database",
                 ERROR,
@@ -302,7 +304,7 @@ def check_database(home: Home, config: Config) -> Iterator[Finding]:
                 "hws starts a new one",
             )
             return
-        problems = [r[0] for r in rows if r[0] != "ok"]
+        problems = [r[0] for r in rows if r[0] != "ok"] + _schema_text_problems(connection)
         if problems:
             yield Finding(
                 "database",
@@ -326,6 +328,14 @@ def check_database(home: Home, config: Config) -> Iterator[Finding]:
             "prune old sessions (sessions.auto_prune with sessions.retention_days), "
             "then `sqlite3 state.db VACUUM`",
         )
+
+
+def _schema_text_problems(connection: sqlite3.Connection) -> list[str]:
+    connection.text_factory = bytes
+    try:
+        return undecodable_schema(connection.execute(SCHEMA_SQL).fetchall())
+    finally:
+        connection.text_factory = tolerant_text
 
 
 def _schema_findings(connection: sqlite3.Connection, oldest: int, newest: int) -> Iterator[Finding]:

@@ -18,6 +18,7 @@ import aiosqlite
 
 from engine.sessions import schema
 from engine.sessions.errors import StoreCorrupt, StoreError, StoreLocked, StoreReadOnly
+from engine.sessions.text import SCHEMA_SQL, tolerant_text, undecodable_schema
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 ProgressCallback = Callable[[int, int], None]
@@ -50,6 +51,9 @@ class SchemaInfo:
 def explain(exc: BaseException, path: Path) -> StoreError:
     """A sqlite3 error turned into the sentence a user needs."""
     text = str(exc).lower()
+    if isinstance(exc, UnicodeDecodeError):
+        text = "malformed: its schema holds names that are not text"
+        exc = ValueError(text)
     if any(word in text for word in ("not a database", "malformed", "corrupt", "file is encrypted")):
         return StoreCorrupt(
             f"{path} is damaged or not a session database ({exc}); it was left untouched. "
@@ -122,6 +126,13 @@ def check_header(path: Path) -> None:
 
 async def read_shape(conn: aiosqlite.Connection) -> SchemaInfo:
     """Tables, columns and schema version, without writing anything."""
+    conn.text_factory = bytes
+    try:
+        damaged = undecodable_schema(list(await conn.execute_fetchall(SCHEMA_SQL)))
+    finally:
+        conn.text_factory = tolerant_text
+    if damaged:
+        raise sqlite3.DatabaseError(f"malformed database schema: {damaged[0]}")
     rows = await conn.execute_fetchall("SELECT type, name FROM sqlite_master")
     objects = {(r[0], r[1]) for r in rows}
     tables = {name for kind, name in objects if kind == "table"}
@@ -309,6 +320,7 @@ async def backfill(
 
 async def configure(conn: aiosqlite.Connection, settings: Mapping[str, Any], writable: bool) -> None:
     """Connection pragmas: busy timeout, WAL (DELETE on file systems without shared memory)."""
+    conn.text_factory = tolerant_text
     await conn.execute(f"PRAGMA busy_timeout = {int(settings['busy_timeout_ms'])}")
     await conn.execute("PRAGMA foreign_keys = ON")
     if not writable:

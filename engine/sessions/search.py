@@ -39,6 +39,7 @@ from engine.sessions.opening import read_only_uri
 from engine.sessions.query import ParsedQuery, Term, quote
 from engine.sessions.search_thread import SearchThread
 from engine.sessions.snippets import Highlighter
+from engine.sessions.text import tolerant_text
 
 RRF_K = 60  # reciprocal-rank fusion constant for merging separately ranked lists
 UNBOUNDED = (0, 2**62)
@@ -117,6 +118,7 @@ class Searcher:
     def q(self) -> FtsQueries:
         if self._q is None:
             conn = sqlite3.connect(read_only_uri(self.path), uri=True, isolation_level=None)
+            conn.text_factory = tolerant_text
             conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
             conn.execute("SELECT 1 FROM messages LIMIT 0")  # reads the schema now, not on the clock
             self._q = FtsQueries(conn, self.columns)

@@ -55,6 +55,7 @@ from engine.sessions.records import (
     scrub,
 )
 from engine.sessions.search import Searcher, SearchResult
+from engine.sessions.text import DB_ERRORS, tolerant_text
 
 # Hermes' per-model usage table (schema 20+), kept in step so its insights see our sessions too.
 _USAGE_UPSERT = """
@@ -189,7 +190,7 @@ class SessionStore(LineageMixin):
                 await conn.execute(schema.COUNT_TRIGGER_SQL)
                 if changed or pending:
                     info = _merge_info(await opening.read_shape(conn), info)
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             await conn.close()
             raise explain(exc, path) from exc
         except BaseException:
@@ -202,9 +203,10 @@ class SessionStore(LineageMixin):
         """Read the shape through a read-only connection, so a bad file is never written."""
         try:
             async with aiosqlite.connect(read_only_uri(path), uri=True) as probe:
+                probe.text_factory = tolerant_text
                 await probe.execute(f"PRAGMA busy_timeout = {int(settings['busy_timeout_ms'])}")
                 info = await opening.read_shape(probe)
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             raise explain(exc, path) from exc
         opening.judge(info, path)
         return info
@@ -294,7 +296,7 @@ class SessionStore(LineageMixin):
     async def _fetch_unlocked(self, sql: str, params: Sequence[Any]) -> list[Any]:
         try:
             return list(await self._conn.execute_fetchall(sql, params))
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             raise self._failed(exc) from exc
 
     def _check_writable(self) -> None:
@@ -316,7 +318,7 @@ class SessionStore(LineageMixin):
                 for sql, params in statements:
                     await self._conn.execute(sql, params)
                 await self._conn.execute("COMMIT")
-            except sqlite3.Error as exc:
+            except DB_ERRORS as exc:
                 if self._conn.in_transaction:
                     await self._conn.execute("ROLLBACK")
                 raise self._failed(exc) from exc
@@ -782,7 +784,7 @@ class SessionStore(LineageMixin):
         )
         try:
             return await self.searcher.search(parsed, filters, max(0, int(limit)))
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             raise self._failed(exc) from exc
 
     async def integrity_errors(self) -> list[str]:
@@ -796,7 +798,7 @@ class SessionStore(LineageMixin):
                         await self._conn.execute(
                             f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)"
                         )
-                except sqlite3.Error as exc:
+                except DB_ERRORS as exc:
                     problems.append(f"{table}: {exc}")
         return problems
 

@@ -21,6 +21,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from engine.sessions.text import tolerant_text
+
 OUR_INDEXES = ("hws_fts", "hws_fts_cjk")
 
 
@@ -102,6 +104,7 @@ def tidy(
 def tidy_file(path: str, budget_s: float, *, max_segments: int, pages: int, busy_timeout_ms: int) -> Tidied:
     """`tidy` on a connection of its own (used after the store's own connection has closed)."""
     conn = sqlite3.connect(path, isolation_level=None)
+    conn.text_factory = tolerant_text
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         done = tidy(conn, budget_s, max_segments=max_segments, pages=pages)
