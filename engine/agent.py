@@ -158,6 +158,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         self.host: Any = None
         self.compressor: Any = None
         self.ctx: ToolContext | None = None
+        self.pending: Any = None  # messages kept while another program locks state.db
         self.guarded: GuardedWatch | None = None  # the guarded settings as the session began
         self.redactor = home_redactor(home.root, config)  # keys never reach a UI, the output or the store
         self.nudges = NudgeTracker(  # made anew for each session
@@ -475,6 +476,15 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         totals.cached_tokens += usage.cached_tokens
         totals.last_prompt_tokens = usage.prompt_tokens
         self._usage_mark = (usage.prompt_tokens + usage.completion_tokens, len(self.history))
+        from engine.sessions.errors import StoreLocked
+
+        try:
+            await self._store_usage(usage, model)
+        except StoreLocked:  # counters are not worth a turn: the messages are kept, these are skipped
+            log.warning("usage not recorded: state.db is locked by another program")
+        self._put(Usage(self.session_id, usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens))
+
+    async def _store_usage(self, usage: TokenUsage, model: str) -> None:
         await self.store.record_usage(
             self.session_id,
             input_tokens=usage.prompt_tokens,
@@ -484,7 +494,6 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
             reasoning_tokens=usage.reasoning_tokens,
             model=model or self.client.settings.model or None,
         )
-        self._put(Usage(self.session_id, usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens))
 
     async def _run_tools(self, state: _TurnState, calls: tuple[ToolCall, ...]) -> None:
         assert self.ctx is not None
@@ -553,4 +562,19 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
             log.exception("recording an interrupted turn failed")
 
     async def _append(self, role: str, content: Any, **fields: Any) -> None:
-        await self.store.append_message(self.session_id, role, content, **fields)
+        """Record one message; a lock another program holds past the retries keeps it in the journal."""
+        if self.pending is None or self.pending.store is not self.store:
+            from engine.sessions.pending_writes import JOURNAL_NAME, PendingWrites
+
+            journal = self.home.journal_dir / JOURNAL_NAME
+            self.pending = PendingWrites(self.store, journal, int(self.config.sessions.append_retries))
+        if await self.pending.append(self.session_id, role, content, **fields):
+            return
+        self._put(
+            Status(
+                self.session_id,
+                "warning",
+                f"state.db is locked by another program; this message is kept in {self.pending.journal} "
+                "and written to the database once the lock is released.",
+            )
+        )

@@ -58,6 +58,7 @@ class LifecycleMixin:
     turns: int
     nudges: NudgeTracker
     store: Any
+    pending: Any
     memory: Any
     skills: Any
     host: Any
@@ -212,6 +213,9 @@ class LifecycleMixin:
                 await self._turn_task
         await self._finish_background()
         if self.store is not None:
+            if self.pending is not None:
+                with contextlib.suppress(Exception):  # still locked: the journal waits for the next store
+                    await self.pending.flush()
             if end_reason and self.session_id:
                 with contextlib.suppress(Exception):
                     await self.store.end_session(self.session_id, end_reason)

@@ -182,6 +182,13 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "busy_timeout_ms": S(
             3000, "Milliseconds a write waits for another process's write before giving up.", 0
         ),
+        "append_retries": S(
+            3,
+            "Times a message write that another program's lock refused is tried again before the "
+            "message is kept in hws/unsaved-messages.jsonl (written once the lock is released).",
+            0,
+            20,
+        ),
         "synchronous": S(
             "normal",
             "normal: a committed message survives a crash of hws; full: also a power cut (slower).",
