@@ -49,6 +49,7 @@ from engine.events import (
     ToolFinished,
     TurnFinished,
     TurnStarted,
+    UnsavedMessages,
     Usage,
 )
 from engine.guarded_settings import GuardedWatch, change_sentence
@@ -159,6 +160,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         self.compressor: Any = None
         self.ctx: ToolContext | None = None
         self.pending: Any = None  # messages kept while another program locks state.db
+        self._unsaved = 0  # how many of them wait in its journal
         self.guarded: GuardedWatch | None = None  # the guarded settings as the session began
         self.redactor = home_redactor(home.root, config)  # keys never reach a UI, the output or the store
         self.nudges = NudgeTracker(  # made anew for each session
@@ -568,13 +570,8 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
 
             journal = self.home.journal_dir / JOURNAL_NAME
             self.pending = PendingWrites(self.store, journal, int(self.config.sessions.append_retries))
-        if await self.pending.append(self.session_id, role, content, **fields):
-            return
-        self._put(
-            Status(
-                self.session_id,
-                "warning",
-                f"state.db is locked by another program; this message is kept in {self.pending.journal} "
-                "and written to the database once the lock is released.",
-            )
-        )
+        saved = await self.pending.append(self.session_id, role, content, **fields)
+        waiting = 0 if saved else self.pending.waiting
+        if bool(waiting) != bool(self._unsaved):  # said when messages start waiting and when all are in
+            self._put(UnsavedMessages(self.session_id, waiting, str(self.pending.journal)))
+        self._unsaved = waiting

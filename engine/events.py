@@ -82,6 +82,15 @@ class ApprovalNeeded(Event):
 
 
 @dataclass(frozen=True)
+class UnsavedMessages(Event):
+    """Messages another program's lock on state.db kept out of it: `waiting` in `journal` (0: all
+    written now). They stay in the conversation and are written once the lock is released."""
+
+    waiting: int
+    journal: str
+
+
+@dataclass(frozen=True)
 class ApprovedBySession(Event):
     """A call ran without asking because an earlier "approve for this session" covers it."""
 

@@ -165,7 +165,7 @@ db.close()
 """
 
 
-async def test_state_db_locked_by_another_program_stops_the_turn_with_a_sentence(scripted: Any) -> None:
+async def test_state_db_locked_by_another_program_keeps_the_answer_and_writes_it_later(scripted: Any) -> None:
     app = make_scripted_app(scripted, FAST_RETRIES)
     seen: list[Message] = []
     async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
@@ -183,16 +183,20 @@ async def test_state_db_locked_by_another_program_stops_the_turn_with_a_sentence
             assert locker.stdout is not None and locker.stdout.readline().strip() == "locked"
             await say(pilot, app, "while it is locked")
             await turn_done(pilot, app, seen, 2)
+            # The answer is shown and kept; the transcript says where it waits.
+            assert app.main_screen.transcript.last_reply == "You said while it is locked."
+            said = [n for n in notices(app) if "locked by another program" in n]
+            assert len(said) == 1 and "unsaved-messages.jsonl" in said[0], notices(app)
         finally:
             locker.communicate("\n", timeout=30)
-        said = [n for n in notices(app) if "locked by another program" in n]
-        assert said and said[0].startswith("✗ The conversation could not be saved, so the turn stopped: "), (
-            said
-        )
-        assert "StoreLocked" not in said[0]
-        assert app.main_screen.status.state.note == "error"
 
         await say(pilot, app, "after the lock")
         await turn_done(pilot, app, seen, 3)
         assert app.main_screen.transcript.last_reply == "You said after the lock."
-        assert stored(app)[-2:] == [("user", "after the lock"), ("assistant", "You said after the lock.")]
+        assert any("kept messages are written" in n for n in notices(app))
+        assert stored(app)[-4:] == [
+            ("user", "while it is locked"),
+            ("assistant", "You said while it is locked."),
+            ("user", "after the lock"),
+            ("assistant", "You said after the lock."),
+        ]

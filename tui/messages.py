@@ -65,6 +65,9 @@ class ApprovalNeeded(EngineMessage["events.ApprovalNeeded"]):
 class ApprovedBySession(EngineMessage["events.ApprovedBySession"]): ...
 
 
+class UnsavedMessages(EngineMessage["events.UnsavedMessages"]): ...
+
+
 class MemoryWritten(EngineMessage["events.MemoryWritten"]): ...
 
 

@@ -261,6 +261,14 @@ class TextPrinter:
             self.note(f"┊ memory    {data['target']} {data['action']} by {data['who']}: {data['message']}")
         elif kind == "skill_changed":
             self.note(f"┊ skill     {data['action']} {data['name']} by {data['who']}")
+        elif kind == "unsaved_messages":
+            if data["waiting"]:
+                self.note(
+                    f"warning: state.db is locked by another program; {data['waiting']} message(s) kept in "
+                    f"{data['journal']} until it is released (the next hws writes them)"
+                )
+            else:
+                self.note("┊ state.db  the kept messages are written")
         elif kind == "approved_by_session":
             self.note(f"┊ approved  {data['command']} (this session allows {data['scope']})")
         elif kind == "nudge_fired":

@@ -39,7 +39,7 @@ class PendingWrites:
         return len(self._read())
 
     async def append(self, session_id: str, role: str, content: Any, **fields: Any) -> bool:
-        """Write one message; False when it was kept in the journal because state.db stays locked."""
+        """Write one message (and what waited before it); False when it was kept in the journal."""
         entry = {"session_id": session_id, "role": role, "content": self.store.redactor.value(content)}
         entry.update({k: self.store.redactor.value(v) for k, v in fields.items()})
         entry.setdefault("timestamp", time.time())

@@ -44,9 +44,9 @@ def test_an_answer_shown_while_another_program_locks_state_db_is_kept_and_writte
     events = [json.loads(line) for line in lines]
     finished = [e for e in events if e["type"] == "turn_finished"]
     assert finished and finished[0]["text"] == "The build finished; everything compiled."
-    warnings = [e["text"] for e in events if e["type"] == "status" and e["level"] == "warning"]
-    assert any("locked by another program" in w and "unsaved-messages.jsonl" in w for w in warnings)
     journal = hermes_home / "hws" / "unsaved-messages.jsonl"
+    unsaved = [e for e in events if e["type"] == "unsaved_messages"]
+    assert len(unsaved) == 1 and unsaved[0]["waiting"] == 1 and unsaved[0]["journal"] == str(journal)
     kept = [json.loads(line) for line in journal.read_text().splitlines()]
     assert [k["role"] for k in kept][-1] == "assistant"
     assert kept[-1]["content"] == "The build finished; everything compiled."

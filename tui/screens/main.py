@@ -506,6 +506,18 @@ class MainScreen(Screen[None]):
             self.shown = "transcript"
         await self.transcript.ask_approval(message.event, message.future)
 
+    @on(messages.UnsavedMessages)
+    async def _unsaved_messages(self, message: messages.UnsavedMessages) -> None:
+        event = message.event
+        if event.waiting:
+            text = (
+                "state.db is locked by another program: this conversation's newest messages are kept in "
+                f"{event.journal} and written once the lock is released"
+            )
+            await self.transcript.add_notice(text, "warning", "⚠")
+        else:
+            await self.transcript.add_notice("the kept messages are written to state.db", icon="✓")
+
     @on(messages.ApprovedBySession)
     async def _approved_by_session(self, message: messages.ApprovedBySession) -> None:
         event = message.event
