@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import http.server
 import os
 import shutil
 import socket
 import stat
 import sys
-import threading
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +18,10 @@ from engine.events import ApprovalNeeded, ApprovedBySession
 from engine.home import Home
 from engine.tools import sandbox as sandbox_module
 from engine.tools.sandbox import BWRAP_ENV, sandbox_status
+from tests.listener_support import Listener, serving
 from tests.tool_helpers import Bench, make_bench, with_settings
+
+listener = pytest.fixture(serving, name="listener")
 
 # The suite needs bubblewrap (CI installs it): without it these tests fail, they are never skipped.
 BWRAP = shutil.which("bwrap") or "bwrap"
@@ -173,47 +173,6 @@ async def test_the_environment_holds_no_secret(bench: Bench, monkeypatch: pytest
         assert outcome.ok and "KEEP_ME=an-ordinary-value" in outcome.content
         for name, value in secrets.items():
             assert value not in outcome.content and f"{name}=" not in outcome.content, (sandbox, name)
-
-
-class Listener:
-    """A real HTTP server on 127.0.0.1 that records every request it receives."""
-
-    def __init__(self) -> None:
-        self.received: list[tuple[str, bytes]] = []
-        received = self.received
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                self._record()
-
-            def do_POST(self) -> None:
-                self._record()
-
-            def _record(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                received.append((self.path, self.rfile.read(length)))
-                self.send_response(200)
-                self.end_headers()
-                self.wfile.write(b"listener-says-hello")
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@pytest.fixture
-def listener() -> Iterator[Listener]:
-    server = Listener()
-    yield server
-    server.close()
 
 
 async def test_no_network_unless_approved(bench: Bench, listener: Listener) -> None:

@@ -3,12 +3,9 @@ the key never reaches a real listener, and leaving the sandbox is asked every ti
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import subprocess
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,46 +14,12 @@ import yaml
 
 from engine.home import Home
 from tests.fault_support import assert_clean_exit, files_containing, hws, hws_env, write_scenario
+from tests.listener_support import Listener, serving
+
+listener = pytest.fixture(serving, name="listener")
 
 KEY = "sk-or-v1-9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928"
 CONFIGURED = "hwsplain7c6b5a49382716zz"  # a key with no recognisable shape, named only in .env
-
-
-class Listener:
-    """A real HTTP server on 127.0.0.1 that records every request (path and body) it receives."""
-
-    def __init__(self) -> None:
-        self.received: list[tuple[str, bytes]] = []
-        received = self.received
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                self._record()
-
-            def do_POST(self) -> None:
-                self._record()
-
-            def _record(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                received.append((self.path, self.rfile.read(length)))
-                self.send_response(200)
-                self.end_headers()
-                self.wfile.write(b"ok")
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-
-@pytest.fixture
-def listener() -> Iterator[Listener]:
-    server = Listener()
-    yield server
-    server.server.shutdown()
-    server.server.server_close()
 
 
 @pytest.fixture
