@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from engine.tools.context import Decision, ToolContext
@@ -31,7 +32,7 @@ async def approve_command(
     why: str,
 ) -> ToolResult | None:
     """None when `command` may run as asked; else the declined result for the model."""
-    dangers = find_dangers(command, cwd)
+    dangers = await asyncio.to_thread(find_dangers, command, cwd)  # may ask git for its aliases
     if outside:
         return await _ask_outside(ctx, command, why, dangers)
     if dangers:
@@ -47,7 +48,7 @@ async def approve_command(
         )
         if decision is Decision.DENY:
             return declined(terms.reason)
-    elif sandbox.missing and not is_read_only(command, cwd):
+    elif sandbox.missing and not await asyncio.to_thread(is_read_only, command, cwd):
         reason = (
             f"There is no sandbox ({sandbox.problem}), so this command would run with your whole file "
             "system, network and environment, and it is not a command known to only read."

@@ -183,10 +183,15 @@ def _config_write(git: GitCommand, expand, depth: int) -> Iterator[object]:  # t
 
 def _repository_alias(folder: Path | None, name: str) -> str | None:
     """The alias `name` as git would find it (the repository's, the user's and the system's settings)."""
+    return _git_config(folder, "--get", f"alias.{name}")
+
+
+def _git_config(folder: Path | None, *query: str) -> str | None:
+    """What `git config QUERY` prints in `folder`; None when it finds nothing, fails or takes too long."""
     where = folder if folder is not None and folder.is_dir() else None
     try:
         done = subprocess.run(
-            ["git", "config", "--get", f"alias.{name}"],
+            ["git", "config", *query],
             cwd=where,
             capture_output=True,
             text=True,
@@ -200,19 +205,8 @@ def _repository_alias(folder: Path | None, name: str) -> str | None:
 
 def _forced_remote_config(folder: Path | None) -> bool:
     """True when the repository's remotes push with `+` refspecs or mirror, so a bare `git push` forces."""
-    where = folder if folder is not None and folder.is_dir() else None
-    try:
-        done = subprocess.run(
-            ["git", "config", "--get-regexp", r"^remote\..*\.(push|mirror)$"],
-            cwd=where,
-            capture_output=True,
-            text=True,
-            timeout=CONFIG_LOOKUP_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    for line in done.stdout.splitlines():
+    found = _git_config(folder, "--get-regexp", r"^remote\..*\.(push|mirror)$") or ""
+    for line in found.splitlines():
         key, _, value = line.partition(" ")
         if (key.endswith(".push") and value.startswith("+")) or (key.endswith(".mirror") and value == "true"):
             return True
