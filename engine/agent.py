@@ -514,7 +514,13 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
             state.results[call.id] = tool_entry(call.id, outcome.content)
             state.tool_calls += 1
             self.nudges.observe(call.name, outcome.arguments, outcome.ok)
-            await self._append("tool", outcome.content, tool_call_id=call.id, tool_name=call.name)
+            await self._append(
+                "tool",
+                outcome.content,
+                tool_call_id=call.id,
+                tool_name=call.name,
+                outcome={"ok": outcome.ok, "summary": outcome.summary, "duration_s": outcome.duration_s},
+            )
             self._put(
                 ToolFinished(
                     self.session_id,
@@ -555,7 +561,11 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                         content = INTERRUPTED_RESULT if note else MISSING_RESULT
                         result = tool_entry(tool_call.id, content)
                         await self._append(
-                            "tool", content, tool_call_id=tool_call.id, tool_name=tool_call.name
+                            "tool",
+                            content,
+                            tool_call_id=tool_call.id,
+                            tool_name=tool_call.name,
+                            outcome={"ok": False, "summary": "interrupted" if note else "no result"},
                         )
                     self.history.append(result)
                 state.pending_calls = ()

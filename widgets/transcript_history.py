@@ -47,6 +47,7 @@ class HistoryItem:
     width: int = 0
     call: events.ToolCalled | None = None
     result: events.ToolFinished | None = None
+    approval: str | None = None  # a stored call's: once | session | rule | deny | auto (nothing asked)
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def block_for(item: HistoryItem, preview_chars: int) -> Widget:
     elif item.kind == "reply":
         widget = FrozenReply(item.text, list(item.strips), item.width)
     elif item.kind == "tool" and item.call is not None:
-        widget = ToolBlock(item.call, preview_chars)
+        widget = ToolBlock(item.call, preview_chars, item.approval)
         if item.result is not None:
             widget.finished = item.result
             widget.set_class(not item.result.ok, "-failed")

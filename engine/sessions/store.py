@@ -49,6 +49,7 @@ from engine.sessions.records import (
     SESSION_FIELDS,
     MessageRecord,
     SessionRecord,
+    ToolResultRecord,
     decode_content,
     decode_json,
     encode_content,
@@ -537,7 +538,9 @@ class SessionStore(LineageMixin):
         )
 
     async def approvals(self, session_id: str) -> list[dict[str, Any]]:
-        """The session's approvals, oldest first."""
+        """The session's approvals, oldest first (none in a database that never kept them)."""
+        if "hws_approvals" not in self.info.tables:
+            return []
         rows = await self._fetch(
             "SELECT tool_call_id, tool, command, rule, scope, decision, by_session_rule, timestamp "
             "FROM hws_approvals WHERE session_id = ? ORDER BY id",
@@ -633,11 +636,13 @@ class SessionStore(LineageMixin):
         finish_reason: str | None = None,
         reasoning: str | None = None,
         timestamp: float | None = None,
+        outcome: Mapping[str, Any] | None = None,
     ) -> int:
         """Append one message and return its id; it is committed (and searchable) on return.
 
         Call it as each message completes: the user's before the model is called, a streamed reply
-        when it ends, each tool call and each tool result as it happens.
+        when it ends, each tool call and each tool result as it happens. A tool result's `outcome`
+        (`ok`, `summary`, `duration_s`: what the tool layer said of it) is kept with it, together.
         """
         await self._require(session_id)
         if not role:
@@ -658,17 +663,65 @@ class SessionStore(LineageMixin):
         have = self.info.columns.get("messages", set())
         names = [n for n in values if n in have]
         marks = ", ".join("?" * len(names))
+        insert = f"INSERT INTO messages ({', '.join(names)}) VALUES ({marks}) RETURNING id"
         try:
-            rows = await self._write(
-                f"INSERT INTO messages ({', '.join(names)}) VALUES ({marks}) RETURNING id",
-                [values[n] for n in names],
-            )
+            if outcome is not None and "hws_tool_results" in self.info.tables:
+                return await self._append_with_outcome(insert, [values[n] for n in names], values, outcome)
+            rows = await self._write(insert, [values[n] for n in names])
         except StoreError as exc:
             if "FOREIGN KEY" in str(exc.__cause__ or ""):  # deleted by another process meanwhile
                 self._known_sessions.discard(session_id)
                 raise SessionNotFound(f"There is no session {session_id!r} in {self.path}.") from exc
             raise
         return int(rows[0][0])
+
+    async def _append_with_outcome(
+        self, insert: str, params: Sequence[Any], values: Mapping[str, Any], outcome: Mapping[str, Any]
+    ) -> int:
+        """The message and its outcome row in one transaction: neither is ever kept without the other."""
+        self._check_writable()
+        async with self._lock:
+            try:
+                await self._conn.execute("BEGIN IMMEDIATE")
+                rows = list(await self._conn.execute_fetchall(insert, params))
+                message_id = int(rows[0][0])
+                await self._conn.execute(
+                    "INSERT INTO hws_tool_results (message_id, session_id, tool_call_id, ok, summary, "
+                    "duration_s) VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        message_id,
+                        values["session_id"],
+                        values["tool_call_id"],
+                        int(bool(outcome.get("ok", True))),
+                        scrub(self.redactor.text(str(outcome.get("summary") or ""))),
+                        float(outcome.get("duration_s") or 0.0),
+                    ),
+                )
+                await self._conn.execute("COMMIT")
+            except DB_ERRORS as exc:
+                if self._conn.in_transaction:
+                    await self._conn.execute("ROLLBACK")
+                raise self._failed(exc) from exc
+        return message_id
+
+    async def tool_results(self, message_ids: Sequence[int]) -> dict[int, ToolResultRecord]:
+        """What the tool layer said of these tool result messages (those it said anything of)."""
+        ids = [int(i) for i in message_ids]
+        if not ids or "hws_tool_results" not in self.info.tables:
+            return {}
+        found: dict[int, ToolResultRecord] = {}
+        for start in range(0, len(ids), 500):  # within SQLite's limit on bound parameters
+            chunk = ids[start : start + 500]
+            rows = await self._fetch(
+                "SELECT message_id, tool_call_id, ok, summary, duration_s FROM hws_tool_results "
+                f"WHERE message_id IN ({','.join('?' * len(chunk))})",
+                chunk,
+            )
+            for message_id, call_id, ok, summary, duration in rows:
+                found[int(message_id)] = ToolResultRecord(
+                    int(message_id), str(call_id or ""), bool(ok), str(summary or ""), float(duration or 0.0)
+                )
+        return found
 
     async def get_messages(
         self, session_id: str, *, include_inactive: bool = False, limit: int | None = None, offset: int = 0
