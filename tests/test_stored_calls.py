@@ -128,7 +128,11 @@ async def test_the_outcome_is_kept_with_its_message_and_an_older_database_gains_
     db = tmp_path / "state.db"
     store = await SessionStore.open(db)
     session = await store.create_session(source="cli")
-    call = {"id": "c1", "type": "function", "function": {"name": "terminal", "arguments": '{"command": "ls"}'}}
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "terminal", "arguments": '{"command": "ls"}'},
+    }
     await store.append_message(session.id, "assistant", "", tool_calls=[call])
     result_id = await store.append_message(
         session.id,
@@ -168,7 +172,8 @@ async def test_a_result_kept_without_its_outcome_is_judged_from_its_text(tmp_pat
         "c4": "line one\nline two\n",
     }
     calls = [
-        {"id": cid, "type": "function", "function": {"name": "terminal", "arguments": "{}"}} for cid in results
+        {"id": cid, "type": "function", "function": {"name": "terminal", "arguments": "{}"}}
+        for cid in results
     ]
     await store.append_message(session.id, "assistant", "", tool_calls=calls)
     for cid, text in results.items():
