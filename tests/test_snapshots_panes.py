@@ -211,7 +211,7 @@ def test_sessions_screen(snap_compare, pane_app) -> None:  # type: ignore[no-unt
         await pilot.press("ctrl+r")
         screen = pilot.app.screen
         for _ in range(200):
-            if getattr(screen, "rows", None) and not screen.loading:
+            if getattr(screen, "rows", None) and not screen.reading:
                 break
             await pilot.pause()
         await pilot.app.workers.wait_for_complete()

@@ -285,16 +285,19 @@ class HistoryReader:
         for hit in result.get("results", []):
             start = hit.get("bookend_start") or []
             preview = " ".join(str(start[0].get("content", "")).split())[:160] if start else ""
+            hit_session = str(hit.get("session_id"))
+            # The hit's whole conversation, as the list counts it (the hit names only its session).
+            conversation = await store.conversation(hit_session)
             rows.append(
                 SessionRow(
-                    session_id=str(hit.get("session_id")),
-                    root_id=str(hit.get("conversation") or hit.get("session_id")),
-                    title=str(hit.get("title") or ""),
-                    when=str(hit.get("when") or ""),
-                    last_active=0.0,
+                    session_id=conversation.tip_id if conversation else hit_session,
+                    root_id=str(hit.get("conversation") or hit_session),
+                    title=str((conversation.title if conversation else hit.get("title")) or ""),
+                    when=str(conversation.root.when if conversation else hit.get("when") or ""),
+                    last_active=conversation.last_active if conversation else 0.0,
                     source=str(hit.get("source") or ""),
-                    message_count=int(hit.get("message_count") or 0),
-                    sessions=(),
+                    message_count=conversation.message_count if conversation else 0,
+                    sessions=tuple(conversation.session_ids) if conversation else (),
                     preview=preview,
                     snippet=" ".join(str(hit.get("snippet") or "").split()),
                     match_message_id=hit.get("match_message_id"),

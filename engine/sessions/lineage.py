@@ -150,6 +150,11 @@ class LineageMixin:
         roots = [self._session(r) for r in rows]
         return [await self._conversation(root) for root in roots]
 
+    async def conversation(self, session_id: str) -> Conversation | None:
+        """The conversation (compression chain) a session belongs to, with its tip and totals."""
+        root = await self.get_session(await self.lineage_root(session_id))
+        return await self._conversation(root) if root is not None else None
+
     async def _conversation(self, root: SessionRecord) -> Conversation:
         chain = await self._chain_from(root.id) if root.end_reason == "compression" else [root.id]
         marks = ",".join("?" * len(chain))
