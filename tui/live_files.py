@@ -177,7 +177,10 @@ class LiveFilesMixin:
                         main.memory, [c for c in changes if c.store in ("memory", "user")], external
                     )
                 if "skill" in stores:
-                    self._refresh_pane(main.skills, [c for c in changes if c.store == "skill"], external)
+                    skill_changes = [c for c in changes if c.store == "skill"]
+                    self._refresh_pane(main.skills, skill_changes, external)
+                    if external:
+                        main.skills.changed_outside(_skill_dirs(self.home, skill_changes))
         if external and self._editor_controller is not None:
             self._editor_controller.files_changed(changes)
         for change in changes:
@@ -422,6 +425,14 @@ def _skill_name(home: Any, path: Any) -> str:
 
     folder = skill_dir_for(home, path)
     return folder.name if folder is not None else ""
+
+
+def _skill_dirs(home: Any, changes: list[FileChange]) -> list[str]:
+    """The skill folders (as paths) that changed files belong to."""
+    from engine.external_edits import skill_dir_for
+
+    folders = (skill_dir_for(home, change.path) for change in changes)
+    return [str(folder) for folder in folders if folder is not None]
 
 
 def _closing(app: Any) -> bool:

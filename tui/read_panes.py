@@ -67,6 +67,7 @@ class Readers:
             store = memory.store(target)
             enabled = target in memory.stores
             problem = "" if enabled else f"{FILES[target]} is off in config (memory.*_enabled)."
+            unreadable = False
             try:
                 state = store.state()
                 disk = tuple(state.entries)
@@ -78,6 +79,7 @@ class Readers:
                 store.sync_journal()  # a hand edit since the last write shows in the journal as `external`
             except Exception as exc:  # MemoryRefused (not UTF-8, a symlink out of the home), OSError
                 disk, problem = (), str(getattr(exc, "result", {}).get("error") or exc)
+                unreadable = True
             frozen = frozen_entries(prompt, target) if prompt is not None else None
             files.append(
                 MemoryFile(
@@ -89,6 +91,8 @@ class Readers:
                     frozen=frozen,
                     frozen_chars=char_count(list(frozen)) if frozen is not None else 0,
                     problem=problem,
+                    unreadable=unreadable,
+                    modified_at=_modified_at(store.path),
                 )
             )
         rows: tuple[JournalRow, ...] = ()
@@ -318,6 +322,14 @@ class Readers:
         except OSError as exc:
             return f"Cannot read {path}: {exc.strerror}."
         return data.decode("utf-8", errors="replace")
+
+
+def _modified_at(path: Path) -> float:
+    """When a file last changed (0.0 when it is not there)."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def started_prompt(agent: Any) -> SystemPrompt | None:
