@@ -43,6 +43,7 @@ from engine.events import (
     GuardedSettingsChanged,
     NudgeFired,
     ReasoningDelta,
+    SessionTitled,
     Status,
     TextDelta,
     ToolCalled,
@@ -57,6 +58,7 @@ from engine.history import MISSING_RESULT
 from engine.nudges import NudgeTracker
 from engine.prompt import SystemPrompt
 from engine.redact import StreamRedactor, home_redactor, redact_event
+from engine.session_title import SessionTitler
 from engine.tool_loop import assistant_entry, tool_entry
 from engine.tools import ApprovalRequest, Decision, ToolContext, ToolError, ToolRegistry, parse_arguments
 
@@ -131,6 +133,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
             registry = agent_registry()
         self.registry = registry
         self.on_background = on_background
+        self.titler = SessionTitler(config, self.aux_client, self._emit_background)
         self.exact_tokens = exact_tokens  # False: prompt sizes by estimate (no tokenizer load; `hws run`)
         self.background_events: deque[Event] = deque(maxlen=BACKGROUND_BUFFER)
         self.totals = SessionTotals()
@@ -333,8 +336,24 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         self._put(TurnFinished(self.session_id, state.final_text, interrupted, state.tool_calls, empty))
         if due and bool(self.config.review.enabled):
             self._start_review(due, state.tool_calls)
+        if completed and state.final_text.strip() and self.titler.due(self.session_id):
+            self._start_titling()
         if self.host is not None:
             self.host.after_turn(text)
+
+    def _start_titling(self) -> None:
+        """Name the session from its first exchange, in the background (close waits for it)."""
+        task = asyncio.create_task(self.titler.title(self.store, self.session_id, tuple(self.history)))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def set_title(self, title: str) -> SessionTitled:
+        """`/title NAME`: name the session (a title another session has gets " #2"); it is never
+        titled automatically afterwards. StoreError (a sentence) when it cannot be."""
+        await self.start()
+        self.titler.named_by_person(self.session_id)
+        written = await self.store.set_unique_title(self.session_id, title)
+        return SessionTitled(self.session_id, written, "user")
 
     def _unanswered(self, text: str) -> bool:
         """`text` is the conversation's last message, left without an answer by a turn that failed: it

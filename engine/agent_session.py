@@ -110,7 +110,7 @@ async def open_session(
     model: str,
     exact_tokens: bool = True,
 ) -> OpenedSession:
-    """Create a session, or resume `resume` (an id or unique prefix) at the tip of its chain."""
+    """Create a session, or resume `resume` (an id, unique prefix or title) at the tip of its chain."""
     from engine.sessions.errors import SessionNotFound
 
     if resume is None:
@@ -129,7 +129,7 @@ async def open_session(
         )
         return OpenedSession(record.id, prompt, [], record.started_at, False)
     try:
-        first = await store.require_session(resume)
+        first = await store.find_session(resume)
     except SessionNotFound as exc:
         raise AgentError(f"{exc} List sessions with `hws sessions list`.") from exc
     tip_id = await store.compression_tip(first.id)

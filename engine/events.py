@@ -201,6 +201,15 @@ class CompressionFinished(Event):
 
 
 @dataclass(frozen=True)
+class SessionTitled(Event):
+    """The session has a title now; `by` says who chose it: `model` (the auxiliary model), `words`
+    (the first words of its first message) or `user` (`/title`)."""
+
+    title: str
+    by: str
+
+
+@dataclass(frozen=True)
 class SessionChanged(Event):
     """The conversation moved to another session (new, resumed, or split by compression)."""
 

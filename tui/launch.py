@@ -2,7 +2,8 @@
 
 `hws --scripted [--scenario NAME|FILE]` runs it against the scripted model server (started in this
 process, no API key) on a temporary home, unless `--home` names one; `hws --resume SESSION` opens
-a past conversation and goes on with it.
+a past conversation (by id, id prefix or title) and goes on with it; `hws -c` goes on with the most
+recent one.
 """
 
 from __future__ import annotations
@@ -35,7 +36,13 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         metavar="NAME|FILE",
         help="the scripted model's scenario: a shipped name or a YAML file (implies --scripted)",
     )
-    parser.add_argument("--resume", metavar="SESSION", help="go on with a past session (id or unique prefix)")
+    going_on = parser.add_mutually_exclusive_group()
+    going_on.add_argument(
+        "--resume", metavar="SESSION", help="go on with a past session (its id, an id prefix or its title)"
+    )
+    going_on.add_argument(
+        "-c", "--continue", dest="continue_last", action="store_true", help="go on with the latest session"
+    )
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
     return parser.parse_args(list(argv))
 
@@ -76,6 +83,12 @@ def launch(argv: Sequence[str]) -> int:
         except (HomeError, ConfigError) as exc:
             print(exc, file=sys.stderr)
             return 2
+        if args.continue_last:
+            found, problem = most_recent_session(home, config)
+            if found is None:
+                print(problem, file=sys.stderr)
+                return 2
+            args.resume = found
         served = "web_driver" in os.environ.get("TEXTUAL_DRIVER", "")  # under `hws serve`: a browser tab
         if not served and (not sys.stdout.isatty() or not sys.stdin.isatty()):
             print(
@@ -91,6 +104,30 @@ def launch(argv: Sequence[str]) -> int:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     exit_after_crash(code)
+
+
+def most_recent_session(home, config) -> tuple[str | None, str]:  # type: ignore[no-untyped-def]
+    """The session `hws -c` goes on with, or None and the sentence that says why there is none."""
+    import asyncio
+
+    from engine.sessions.errors import StoreError
+    from engine.sessions.store import SessionStore
+
+    async def find() -> str | None:
+        store = await SessionStore.open(home.state_db, settings=config.sessions, read_only=True)
+        try:
+            return await store.most_recent_session()
+        finally:
+            await store.close()
+
+    none_yet = f"There is no past session in {home.root} to continue yet; `hws` starts one."
+    if not home.state_db.exists() or home.state_db.stat().st_size == 0:
+        return None, none_yet
+    try:
+        found = asyncio.run(find())
+    except StoreError as exc:
+        return None, f"Cannot continue the most recent session: {exc}"
+    return (found, "") if found else (None, none_yet)
 
 
 class WorkstationCrashed(Exception):

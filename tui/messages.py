@@ -107,6 +107,9 @@ class CompressionFinished(EngineMessage["events.CompressionFinished"]): ...
 class SessionChanged(EngineMessage["events.SessionChanged"]): ...
 
 
+class SessionTitled(EngineMessage["events.SessionTitled"]): ...
+
+
 MESSAGE_FOR_EVENT: dict[str, type[EngineMessage]] = {  # type: ignore[type-arg]
     klass.__name__: klass for klass in EngineMessage.__subclasses__()
 }

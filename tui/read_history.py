@@ -232,6 +232,12 @@ class HistoryReader:
             return None
         return parent.id
 
+    async def session_title(self, session_id: str) -> str:
+        """A session's title ("" when it has none, or there is no database yet)."""
+        store = await self.store()
+        session = await store.get_session(session_id) if store is not None else None
+        return str(session.title or "") if session is not None else ""
+
     async def last_user_message(self, session_id: str, text: str) -> int | None:
         """The stored id of the newest user message of a session, when it says `text`."""
         store = await self.store()

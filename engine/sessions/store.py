@@ -431,6 +431,25 @@ class SessionStore(LineageMixin):
             raise SessionNotFound(f"There is no session {session_id!r} in {self.path}.")
         return session
 
+    async def find_session(self, reference: str) -> SessionRecord:
+        """The session a person names: its id, a unique id prefix, or its title (in any case, when
+        only one session has it); SessionNotFound otherwise."""
+        try:
+            return await self.require_session(reference)
+        except SessionNotFound:
+            pass
+        title = sanitize_title(reference, truncate=True)
+        if title:
+            rows = await self._fetch("SELECT id FROM sessions WHERE title = ?", (title,))
+            if not rows:
+                rows = await self._fetch(
+                    "SELECT id FROM sessions WHERE lower(title) = lower(?) LIMIT 2", (title,)
+                )
+            session = await self.get_session(rows[0][0]) if len(rows) == 1 else None
+            if session is not None:
+                return session
+        raise SessionNotFound(f"No session has the id, id prefix or title {reference!r} in {self.path}.")
+
     async def get_system_prompt(self, session_id: str) -> str | None:
         """The system prompt recorded with a session, so a resumed session reuses it byte for byte."""
         rows = await self._fetch("SELECT system_prompt FROM sessions WHERE id = ?", (session_id,))
@@ -478,6 +497,23 @@ class SessionStore(LineageMixin):
                 ) from exc
             raise
         return clean
+
+    async def set_unique_title(self, session_id: str, title: str) -> str:
+        """Set `title` (cut to the longest a title may be), or the first free "title #N" when another
+        session has it (titles are unique in Hermes' schema); returns the title set."""
+        await self._require(session_id)
+        base = sanitize_title(self.redactor.text(title), truncate=True)
+        if base is None:
+            raise StoreError("A session title needs some text.")
+        for _attempt in range(5):  # another writer may take the free title between the look and the write
+            rows = await self._fetch("SELECT id FROM sessions WHERE title = ?", (base,))
+            free = not rows or rows[0][0] == session_id
+            candidate = base if free else await self._next_title(base)
+            try:
+                return await self.set_title(session_id, candidate) or candidate
+            except TitleConflict:
+                continue
+        raise TitleConflict(f"Could not find a free title like {base!r}; choose another title.")
 
     async def _check_title_free(self, title: str, session_id: str) -> None:
         rows = await self._fetch("SELECT id FROM sessions WHERE title = ? AND id != ?", (title, session_id))

@@ -640,7 +640,17 @@ class MainScreen(Screen[None]):
             icon="⇣",
         )
 
-    @on(messages.SessionChanged)
+    @on(messages.SessionTitled)
+    async def _session_titled(self, message: messages.SessionTitled) -> None:
+        event = message.event
+        if event.session_id != self.app.session_id:  # type: ignore[attr-defined]
+            return  # a session left meanwhile (/new): its title shows in the sessions list
+        if event.by == "user":
+            text = f"Titled this session “{event.title}”."
+        else:
+            text = f"This session is titled “{event.title}” · /title NAME renames it."
+        await self.transcript.add_notice(text, icon="✎")
+
     async def _session_changed(self, message: messages.SessionChanged) -> None:
         event = message.event
         await self.transcript.add_notice(
