@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
@@ -299,6 +299,14 @@ class HwsApp(
             # In a thread: the session catalog runs its own event loop, and neither may hold up this one.
             self.call_after_refresh(self.reload_catalogs)
         self.call_after_refresh(self.refresh_panes)
+
+    async def on_event(self, event: events.Event) -> None:
+        # Typing while a pane has the focus goes to the input (decided here, in the order the keys
+        # arrive, so a word typed fast is never split between a pane and the input).
+        if isinstance(event, events.Key) and not event.is_forwarded and self._main is not None:
+            if self.screen_stack and self.screen is self._main:
+                self._main.take_typing(event)
+        await super().on_event(event)
 
     @classmethod
     def binding_classes(cls) -> dict[str, type[DOMNode]]:
