@@ -368,7 +368,7 @@ async def test_pane_entries_start_in_the_column_of_the_panes_other_lines() -> No
             return line.index(start)
 
         assert column("ops/deploy-static") - 2 == column("○ indexed ● loaded")  # after its tier mark
-        assert column("agent ") - 6 == column("Journal · ctrl+z undoes")  # after the time
+        assert column("agent ") - 6 == column("Journal · enter: diff")  # after the time
 
 
 async def test_no_budget_line_is_cut_at_120_columns() -> None:

@@ -184,7 +184,7 @@ class MemoryPane(Pane):
     def compose_body(self) -> ComposeResult:
         yield MemoryFiles(id="memory-files", classes="pane-body")
         yield Static(
-            "Journal · ctrl+z undoes · enter shows the diff", id="memory-journal-title", classes="pane-body"
+            "Journal · enter: diff · ctrl+z: undo", id="memory-journal-title", classes="pane-body"
         )
         yield PaneLog(max_entries=10_000, newest_first=True, id="memory-journal", classes="pane-body")
 

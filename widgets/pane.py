@@ -66,13 +66,7 @@ class Pane(Vertical):
     # `take_typing`), so a word typed after F1 is a message, not a row of pane actions.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f10", "zoom", "zoom", id="zoom_pane", tooltip="Zoom the focused pane (again to restore)"),
-        Binding(
-            "f9",
-            "toggle_collapsed",
-            "hide",
-            id="hide_pane",
-            tooltip="Hide the pane down to its header (again to show it)",
-        ),
+        Binding("f9", "toggle_collapsed", "hide", id="hide_pane", tooltip="Hide the pane down to its header"),
     ]
 
     pane_key: ClassVar[str] = ""
