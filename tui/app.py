@@ -34,6 +34,8 @@ from tui.app_feeds import PaneFeeds
 from tui.app_history import HistoryFeeds
 from tui.commands import SLASH_COMMANDS, SessionEntry, SkillEntry, parse_slash, skill_commands
 from tui.live_files import LiveFilesMixin
+from tui.unsaved import UnsavedBuffers
+from widgets.file_editor import FileEditor
 from widgets.gauge import GaugeLevels
 from widgets.prompt import PromptBox
 from widgets.status_bar import StatusState
@@ -41,6 +43,7 @@ from widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from tui.clipboard import CopyResult
+    from tui.screens.editor import EditorScreen
 
 AgentFactory = Callable[..., AgentPort]
 """`factory(home, config)` or `factory(home, config, resume=SESSION_ID)` (see `AgentBuilder`)."""
@@ -139,7 +142,7 @@ class HwsApp(
             "edit files",
             id="edit_files",
             priority=True,
-            tooltip="Edit SOUL.md, memory and skills side by side (again: back)",
+            tooltip="Edit SOUL.md, memory and skills side by side (esc: back)",
         ),
         Binding(
             "f6",
@@ -200,6 +203,8 @@ class HwsApp(
         self.startup_warnings: list[str] = list(config.warnings)
         self._last_interrupt = -1e9
         self._main: Any = None
+        self.unsaved = UnsavedBuffers(self)
+        self.editor_screen: EditorScreen | None = None  # made by the first ctrl+e, kept from then on
         self._setup_themes()
         self.init_feeds()
         self.init_history()
@@ -299,6 +304,25 @@ class HwsApp(
             # In a thread: the session catalog runs its own event loop, and neither may hold up this one.
             self.call_after_refresh(self.reload_catalogs)
         self.call_after_refresh(self.refresh_panes)
+
+    async def action_quit(self) -> None:
+        """ctrl+q: a file modified in an editor is asked about first (save / discard / cancel)."""
+        editors = self.unsaved.editors()
+        if editors:
+            self.unsaved.ask(editors, "quit", self.quit_now)
+            return
+        await self.quit_now()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "edit" and self._in_an_editor():
+            return False  # inside an editor ctrl+e is line-end, as in any text field; esc leaves
+        return super().check_action(action, parameters)
+
+    def _in_an_editor(self) -> bool:
+        if self.screen_stack and self.screen is self.editor_screen:
+            return True
+        focused = self.focused
+        return focused is not None and any(isinstance(node, FileEditor) for node in focused.ancestors)
 
     async def on_event(self, event: events.Event) -> None:
         # Typing while a pane has the focus goes to the input (decided here, in the order the keys
