@@ -345,7 +345,7 @@ class HwsApp(
         from tui.screens.session_view import SessionViewScreen
         from tui.screens.sessions import SessionsScreen
         from tui.screens.text_view import TextScreen
-        from widgets.file_editor import FileEditor
+        from tui.screens.unsaved import UnsavedScreen
         from widgets.memory_pane import MemoryPane
         from widgets.pane import Pane
         from widgets.prompt import PromptInput
@@ -366,6 +366,7 @@ class HwsApp(
             "editor screen": EditorScreen,
             "file editor": FileEditor,
             "conflict": ConflictScreen,
+            "unsaved changes": UnsavedScreen,
             "identity view": IdentityScreen,
         }
 

@@ -32,8 +32,8 @@ class UnsavedScreen(ModalScreen[str | None]):
         Binding("s", "choose('save')", "save", id="unsaved_save", tooltip="Save the files, then go on"),
         Binding("d", "choose('discard')", "discard", id="unsaved_discard", tooltip="Drop the changes, go on"),
         Binding("escape", "choose('')", "cancel", id="unsaved_cancel", tooltip="Back to the files, as they were"),
-        Binding("left", "app.focus_previous", show=False, id="unsaved_previous"),
-        Binding("right", "app.focus_next", show=False, id="unsaved_next"),
+        Binding("left", "app.focus_previous", "previous choice", id="unsaved_previous", show=False),
+        Binding("right", "app.focus_next", "next choice", id="unsaved_next", show=False),
     ]
 
     def __init__(self, labels: Sequence[str], doing: str) -> None:
