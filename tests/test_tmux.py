@@ -32,7 +32,8 @@ def test_hws_opens_shows_the_layout_takes_input_and_quits(tmp_path: Path) -> Non
         tmux.send_keys("Enter")
         screen = tmux.wait_for("Not sent: no model is configured")
         assert "you  hello from tmux" in screen
-        for attempt in range(3):  # F2 focuses the memory pane, F10 zooms it (a key sent mid-redraw may be lost)
+        # F2 focuses the memory pane, F10 zooms it (a key sent mid-redraw may be lost)
+        for attempt in range(3):
             tmux.send_keys("F2")
             time.sleep(0.3)
             tmux.send_keys("F10")

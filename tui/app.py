@@ -327,9 +327,14 @@ class HwsApp(
     async def on_event(self, event: events.Event) -> None:
         # Typing while a pane has the focus goes to the input (decided here, in the order the keys
         # arrive, so a word typed fast is never split between a pane and the input).
-        if isinstance(event, events.Key) and not event.is_forwarded and self._main is not None:
-            if self.screen_stack and self.screen is self._main:
-                self._main.take_typing(event)
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and self._main is not None
+            and self.screen_stack
+            and self.screen is self._main
+        ):
+            self._main.take_typing(event)
         await super().on_event(event)
 
     @classmethod

@@ -100,9 +100,12 @@ class UnsavedBuffers:
     def show(self, editor: FileEditor) -> None:
         """Bring the screen holding `editor` forward and put the cursor in it."""
         screen = self.app.editor_screen
-        if screen is not None and editor in (screen.left, screen.right):
-            if screen not in self.app.screen_stack:
-                self.app.push_screen(screen)
+        if (
+            screen is not None
+            and editor in (screen.left, screen.right)
+            and screen not in self.app.screen_stack
+        ):
+            self.app.push_screen(screen)
         editor.area.focus()
 
     def log_lost(self, why: str) -> list[str]:

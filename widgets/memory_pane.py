@@ -147,7 +147,9 @@ class MemoryPane(Pane):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+z", "undo_entry", "undo", id="memory_undo", tooltip="Undo the highlighted memory write"),
+        Binding(
+            "ctrl+z", "undo_entry", "undo", id="memory_undo", tooltip="Undo the highlighted memory write"
+        ),
     ]
 
     class ReloadRequested(Message):
@@ -183,9 +185,7 @@ class MemoryPane(Pane):
 
     def compose_body(self) -> ComposeResult:
         yield MemoryFiles(id="memory-files", classes="pane-body")
-        yield Static(
-            "Journal · enter: diff · ctrl+z: undo", id="memory-journal-title", classes="pane-body"
-        )
+        yield Static("Journal · enter: diff · ctrl+z: undo", id="memory-journal-title", classes="pane-body")
         yield PaneLog(max_entries=10_000, newest_first=True, id="memory-journal", classes="pane-body")
 
     @property

@@ -31,7 +31,9 @@ class UnsavedScreen(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "choose('save')", "save", id="unsaved_save", tooltip="Save the files, then go on"),
         Binding("d", "choose('discard')", "discard", id="unsaved_discard", tooltip="Drop the changes, go on"),
-        Binding("escape", "choose('')", "cancel", id="unsaved_cancel", tooltip="Back to the files, as they were"),
+        Binding(
+            "escape", "choose('')", "cancel", id="unsaved_cancel", tooltip="Back to the files, as they were"
+        ),
         Binding("left", "app.focus_previous", "previous choice", id="unsaved_previous", show=False),
         Binding("right", "app.focus_next", "next choice", id="unsaved_next", show=False),
     ]
@@ -59,7 +61,9 @@ class UnsavedScreen(ModalScreen[str | None]):
             )
             with Horizontal(id="unsaved-buttons"):
                 yield Button(f"s  save and {self.doing}", id="unsaved-save", variant="primary", compact=True)
-                yield Button(f"d  discard and {self.doing}", id="unsaved-discard", variant="error", compact=True)
+                yield Button(
+                    f"d  discard and {self.doing}", id="unsaved-discard", variant="error", compact=True
+                )
                 yield Button("esc  cancel", id="unsaved-cancel", compact=True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
