@@ -110,7 +110,9 @@ class HwsApp(
     COMMANDS = App.COMMANDS | {_skill_commands, _session_commands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "quit", id="quit", priority=True, tooltip="Quit hws"),
+        Binding(
+            "ctrl+q", "quit", "quit", id="quit", priority=True, tooltip="Quit hws (asks about unsaved edits)"
+        ),
         Binding(
             "ctrl+c",
             "interrupt",
@@ -371,7 +373,7 @@ class HwsApp(
             "editor screen": EditorScreen,
             "file editor": FileEditor,
             "conflict": ConflictScreen,
-            "unsaved changes": UnsavedScreen,
+            "unsaved edits": UnsavedScreen,
             "identity view": IdentityScreen,
         }
 

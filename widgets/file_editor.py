@@ -87,12 +87,24 @@ class FileEditor(Vertical, can_focus=False):
             id="editor_beside",
             tooltip="Move this file beside the live transcript (and back)",
         ),
-        Binding("ctrl+home", "file_edge(-1)", "file start", id="editor_file_start", show=False),
-        Binding("ctrl+end", "file_edge(1)", "file end", id="editor_file_end", show=False),
         Binding(
-            "ctrl+shift+home", "file_edge(-1, True)", "select to start", id="editor_select_start", show=False
+            "ctrl+home", "file_edge(-1)", "file start", id="editor_file_start", tooltip="To the file's start"
         ),
-        Binding("ctrl+shift+end", "file_edge(1, True)", "select to end", id="editor_select_end", show=False),
+        Binding("ctrl+end", "file_edge(1)", "file end", id="editor_file_end", tooltip="To the file's end"),
+        Binding(
+            "ctrl+shift+home",
+            "file_edge(-1, True)",
+            "select to start",
+            id="editor_select_start",
+            tooltip="Select to the file's start",
+        ),
+        Binding(
+            "ctrl+shift+end",
+            "file_edge(1, True)",
+            "select to end",
+            id="editor_select_end",
+            tooltip="Select to the file's end",
+        ),
     ]
 
     class MoveRequested(Message):
