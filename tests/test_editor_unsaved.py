@@ -98,6 +98,8 @@ async def test_a_buffer_left_with_esc_still_asks_at_ctrl_q() -> None:
         await type_into(pilot, "draft ")
         await pilot.press("escape")
         assert await wait_for(pilot, lambda: app.screen is app.main_screen)
+        said = " ".join(str(n.message) for n in app._notifications)
+        assert "Unsaved: SOUL.md. ctrl+e comes back to it" in said
         await pilot.press("ctrl+q")
         assert await wait_for(pilot, lambda: asking(app))
         await pilot.press("escape")

@@ -189,4 +189,11 @@ class EditorScreen(Screen[None]):
         editor.area.focus()
 
     def action_close(self) -> None:
+        """esc: back to the workstation; the buffers stay here as they are (ctrl+e comes back)."""
+        unsaved = [editor.label for editor in (self.left, self.right) if editor.has_file and editor.modified]
         self.app.pop_screen()
+        if unsaved:
+            self.app.notify(
+                f"Unsaved: {', '.join(unsaved)}. ctrl+e comes back to it; ctrl+q asks before quitting.",
+                timeout=5,
+            )

@@ -349,12 +349,13 @@ class MainScreen(Screen[None]):
         focused = self.focused
         if focused is prompt:
             return False
-        if focused is not None:
-            if any(node.check_consume_key(event.key, character) for node in focused.ancestors_with_self):
-                return False
-            bound = self.active_bindings.get(event.key)
-            if bound is not None and bound.enabled and bound.binding.id:
-                return False
+        if focused is not None and any(
+            node.check_consume_key(event.key, character) for node in focused.ancestors_with_self
+        ):
+            return False
+        bound = self.active_bindings.get(event.key)
+        if bound is not None and bound.enabled and bound.binding.id:
+            return False
         if self.folded and self.shown != "transcript":
             self.shown = "transcript"
         self.set_focus(prompt, scroll_visible=False)
