@@ -193,7 +193,8 @@ class EditorScreen(Screen[None]):
         unsaved = [editor.label for editor in (self.left, self.right) if editor.has_file and editor.modified]
         self.app.pop_screen()
         if unsaved:
+            them = "it" if len(unsaved) == 1 else "them"
             self.app.notify(
-                f"Unsaved: {', '.join(unsaved)}. ctrl+e comes back to it; ctrl+q asks before quitting.",
+                f"Unsaved: {', '.join(unsaved)}. ctrl+e comes back to {them}; ctrl+q asks before quitting.",
                 timeout=5,
             )

@@ -341,6 +341,7 @@ class MainScreen(Screen[None]):
 
         Left alone: a key the focused widget takes as text or as an answer (an editor beside the
         transcript, the approval question), and a key the person's keymap binds here on purpose.
+        True when the key was taken for the input.
         """
         character = event.character
         if character is None or not character.isprintable():
