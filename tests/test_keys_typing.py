@@ -53,6 +53,21 @@ async def test_typing_after_f1_lands_in_the_input_and_hides_nothing(size: tuple[
         assert not main.pane("transcript").collapsed and main.maximized is None
 
 
+async def test_text_pasted_while_a_pane_has_the_focus_goes_to_the_input() -> None:
+    from textual import events as textual_events
+
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        main = app.main_screen
+        await pilot.press("f2")
+        await pilot.pause()
+        app.post_message(textual_events.Paste("a pasted line\nand another"))
+        await pilot.pause()
+        await pilot.pause()
+        assert main.prompt.text == "a pasted line\nand another"
+        assert isinstance(app.focused, PromptInput)
+
+
 @pytest.mark.parametrize("key", ["f1", "f2", "f3", "f4", "f5"])
 async def test_every_letter_typed_in_a_pane_goes_to_the_input_with_its_character(key: str) -> None:
     """The old pane keys (z zoom, h hide, y copy, u undo, ? keys, G follow, space expand) are text now."""

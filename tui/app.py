@@ -327,16 +327,20 @@ class HwsApp(
         return focused is not None and any(isinstance(node, FileEditor) for node in focused.ancestors)
 
     async def on_event(self, event: events.Event) -> None:
-        # Typing while a pane has the focus goes to the input (decided here, in the order the keys
-        # arrive, so a word typed fast is never split between a pane and the input).
+        # Typing (or pasting) while a pane has the focus goes to the input: decided here, in the order
+        # the keys arrive, so a word typed fast is never split between a pane and the input.
+        main = self._main
         if (
-            isinstance(event, events.Key)
+            isinstance(event, (events.Key, events.Paste))
             and not event.is_forwarded
-            and self._main is not None
+            and main is not None
             and self.screen_stack
-            and self.screen is self._main
+            and self.screen is main
         ):
-            self._main.take_typing(event)
+            if isinstance(event, events.Key):
+                main.take_typing(event)
+            else:
+                main.take_paste()
         await super().on_event(event)
 
     @classmethod

@@ -21,7 +21,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Input, Static, TextArea
 
 from tui import messages
 from tui.app_history import TurnTagged
@@ -346,9 +346,8 @@ class MainScreen(Screen[None]):
         character = event.character
         if character is None or not character.isprintable():
             return False
-        prompt = self.prompt.input
         focused = self.focused
-        if focused is prompt:
+        if focused is self.prompt.input:
             return False
         if focused is not None and any(
             node.check_consume_key(event.key, character) for node in focused.ancestors_with_self
@@ -357,6 +356,17 @@ class MainScreen(Screen[None]):
         bound = self.active_bindings.get(event.key)
         if bound is not None and bound.enabled and bound.binding.id:
             return False
+        return self._typing_to_input()
+
+    def take_paste(self) -> bool:
+        """Text pasted while a pane has the focus is for the input too (a pane would drop it)."""
+        focused = self.focused
+        if isinstance(focused, (TextArea, Input)):  # the input, an editor beside the transcript
+            return False
+        return self._typing_to_input()
+
+    def _typing_to_input(self) -> bool:
+        prompt = self.prompt.input
         if self.folded and self.shown != "transcript":
             self.shown = "transcript"
         self.set_focus(prompt, scroll_visible=False)
