@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
@@ -34,6 +34,8 @@ from tui.app_feeds import PaneFeeds
 from tui.app_history import HistoryFeeds
 from tui.commands import SLASH_COMMANDS, SessionEntry, SkillEntry, parse_slash, skill_commands
 from tui.live_files import LiveFilesMixin
+from tui.unsaved import UnsavedBuffers
+from widgets.file_editor import FileEditor
 from widgets.gauge import GaugeLevels
 from widgets.prompt import PromptBox
 from widgets.status_bar import StatusState
@@ -41,6 +43,7 @@ from widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from tui.clipboard import CopyResult
+    from tui.screens.editor import EditorScreen
 
 AgentFactory = Callable[..., AgentPort]
 """`factory(home, config)` or `factory(home, config, resume=SESSION_ID)` (see `AgentBuilder`)."""
@@ -107,7 +110,9 @@ class HwsApp(
     COMMANDS = App.COMMANDS | {_skill_commands, _session_commands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "quit", id="quit", priority=True, tooltip="Quit hws"),
+        Binding(
+            "ctrl+q", "quit", "quit", id="quit", priority=True, tooltip="Quit hws (asks about unsaved edits)"
+        ),
         Binding(
             "ctrl+c",
             "interrupt",
@@ -139,7 +144,7 @@ class HwsApp(
             "edit files",
             id="edit_files",
             priority=True,
-            tooltip="Edit SOUL.md, memory and skills side by side (again: back)",
+            tooltip="Edit SOUL.md, memory and skills side by side (esc: back)",
         ),
         Binding(
             "f6",
@@ -200,6 +205,8 @@ class HwsApp(
         self.startup_warnings: list[str] = list(config.warnings)
         self._last_interrupt = -1e9
         self._main: Any = None
+        self.unsaved = UnsavedBuffers(self)
+        self.editor_screen: EditorScreen | None = None  # made by the first ctrl+e, kept from then on
         self._setup_themes()
         self.init_feeds()
         self.init_history()
@@ -300,6 +307,42 @@ class HwsApp(
             self.call_after_refresh(self.reload_catalogs)
         self.call_after_refresh(self.refresh_panes)
 
+    async def action_quit(self) -> None:
+        """ctrl+q: a file modified in an editor is asked about first (save / discard / cancel)."""
+        editors = self.unsaved.editors()
+        if editors:
+            self.unsaved.ask(editors, "quit", self.quit_now)
+            return
+        await self.quit_now()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "edit" and self._in_an_editor():
+            return False  # inside an editor ctrl+e is line-end, as in any text field; esc leaves
+        return super().check_action(action, parameters)
+
+    def _in_an_editor(self) -> bool:
+        if self.screen_stack and self.screen is self.editor_screen:
+            return True
+        focused = self.focused
+        return focused is not None and any(isinstance(node, FileEditor) for node in focused.ancestors)
+
+    async def on_event(self, event: events.Event) -> None:
+        # Typing (or pasting) while a pane has the focus goes to the input: decided here, in the order
+        # the keys arrive, so a word typed fast is never split between a pane and the input.
+        main = self._main
+        if (
+            isinstance(event, (events.Key, events.Paste))
+            and not event.is_forwarded
+            and main is not None
+            and self.screen_stack
+            and self.screen is main
+        ):
+            if isinstance(event, events.Key):
+                main.take_typing(event)
+            else:
+                main.take_paste()
+        await super().on_event(event)
+
     @classmethod
     def binding_classes(cls) -> dict[str, type[DOMNode]]:
         """Every class whose bindings the keymap and the keys screen know (imports the screens)."""
@@ -313,7 +356,7 @@ class HwsApp(
         from tui.screens.session_view import SessionViewScreen
         from tui.screens.sessions import SessionsScreen
         from tui.screens.text_view import TextScreen
-        from widgets.file_editor import FileEditor
+        from tui.screens.unsaved import UnsavedScreen
         from widgets.memory_pane import MemoryPane
         from widgets.pane import Pane
         from widgets.prompt import PromptInput
@@ -334,6 +377,7 @@ class HwsApp(
             "editor screen": EditorScreen,
             "file editor": FileEditor,
             "conflict": ConflictScreen,
+            "unsaved edits": UnsavedScreen,
             "identity view": IdentityScreen,
         }
 

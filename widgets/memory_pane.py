@@ -3,7 +3,7 @@
 Each file shows its usage against its limit, then its entries as a diff between the frozen
 snapshot (what the model sees in this session) and the file on disk (what the next session will
 see): `+` only on disk, `-` only in the snapshot. The journal lists every write, newest first, with
-who made it; `u` undoes the highlighted one and enter shows its diff. The pane only shows data: the
+who made it; ctrl+z undoes the highlighted one and enter shows its diff. The pane only shows data: the
 app reads the files and the journal in a worker (`reload_from_disk()` asks it to) and does undo.
 """
 
@@ -147,14 +147,16 @@ class MemoryPane(Pane):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("u", "undo_entry", "undo", id="memory_undo", tooltip="Undo the highlighted memory write"),
+        Binding(
+            "ctrl+z", "undo_entry", "undo", id="memory_undo", tooltip="Undo the highlighted memory write"
+        ),
     ]
 
     class ReloadRequested(Message):
         """The pane wants the files, the snapshot and the journal read again."""
 
     class UndoRequested(Message):
-        """The user asked to undo one journaled write (`u` on the journal)."""
+        """The user asked to undo one journaled write (ctrl+z on the journal)."""
 
         def __init__(self, entry_id: str, summary: str) -> None:
             super().__init__()
@@ -183,9 +185,7 @@ class MemoryPane(Pane):
 
     def compose_body(self) -> ComposeResult:
         yield MemoryFiles(id="memory-files", classes="pane-body")
-        yield Static(
-            "Journal · u undoes · enter shows the diff", id="memory-journal-title", classes="pane-body"
-        )
+        yield Static("Journal · enter: diff · ctrl+z: undo", id="memory-journal-title", classes="pane-body")
         yield PaneLog(max_entries=10_000, newest_first=True, id="memory-journal", classes="pane-body")
 
     @property

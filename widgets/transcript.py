@@ -73,15 +73,15 @@ class Transcript(HistoryWindow, VerticalScroll):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("alt+up,ctrl+up", "cursor_block(-1)", "previous block", id="block_previous"),
         Binding("alt+down,ctrl+down", "cursor_block(1)", "next block", id="block_next"),
-        Binding("enter,space", "toggle_block", "expand", id="block_toggle"),
+        Binding("enter", "toggle_block", "expand", id="block_toggle"),
         Binding(
-            "y",
+            "ctrl+y",
             "copy_block",
             "copy",
             id="copy_block",
             tooltip="Copy the selection, block or last reply",
         ),
-        Binding("end,G", "follow", "follow", id="follow_output", tooltip="Jump to the newest output"),
+        Binding("end", "follow", "follow", id="follow_output", tooltip="Jump to the newest output"),
     ]
 
     class NewOutputBelow(Message):
@@ -106,7 +106,7 @@ class Transcript(HistoryWindow, VerticalScroll):
             self.continued = continued
 
     class CopyRequested(Message):
-        """`y` pressed: the app copies `text` and says which clipboard took it."""
+        """ctrl+y pressed: the app copies `text` and says which clipboard took it."""
 
         def __init__(self, text: str, what: str) -> None:
             super().__init__()

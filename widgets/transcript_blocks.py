@@ -60,7 +60,7 @@ Ref = tuple[str, int]
 
 
 class Block(Static):
-    """One entry of the transcript; it knows the text that `y` copies from it.
+    """One entry of the transcript; it knows the text that ctrl+y copies from it.
 
     `ref` / `ref_end` name the first and last stored message the block shows (None while unknown:
     a block of the live turn learns its user message's id when the turn is recorded).
@@ -494,7 +494,7 @@ class ApprovalBlock(Vertical):
     It is safe to type next to: it never takes the focus (the person may be typing), so keys meant
     for the input can never answer it. Answering is deliberate: `ctrl+o` (the screen's key) moves
     to the question, then ←/→ and enter, or the digit keys. While it has the focus, it swallows
-    every other printable key, so pane keys (`h`, `z`, `y`, `u`) never act around it.
+    every other printable key (with a bell), so a stray letter never acts around it.
     """
 
     DEFAULT_CSS = """

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -21,7 +21,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Input, Static, TextArea
 
 from tui import messages
 from tui.app_history import TurnTagged
@@ -335,6 +335,43 @@ class MainScreen(Screen[None]):
             self.shown = "transcript"
         self.prompt.input.focus()
 
+    def take_typing(self, event: events.Key) -> bool:
+        """A printable key pressed while a pane has the focus is text for the input: the focus moves
+        there at once (so the keys after it follow in order) and the key goes on to it.
+
+        Left alone: a key the focused widget takes as text or as an answer (an editor beside the
+        transcript, the approval question), and a key the person's keymap binds here on purpose.
+        True when the key was taken for the input.
+        """
+        character = event.character
+        if character is None or not character.isprintable():
+            return False
+        focused = self.focused
+        if focused is self.prompt.input:
+            return False
+        if focused is not None and any(
+            node.check_consume_key(event.key, character) for node in focused.ancestors_with_self
+        ):
+            return False
+        bound = self.active_bindings.get(event.key)
+        if bound is not None and bound.enabled and bound.binding.id:
+            return False
+        return self._typing_to_input()
+
+    def take_paste(self) -> bool:
+        """Text pasted while a pane has the focus is for the input too (a pane would drop it)."""
+        focused = self.focused
+        if isinstance(focused, (TextArea, Input)):  # the input, an editor beside the transcript
+            return False
+        return self._typing_to_input()
+
+    def _typing_to_input(self) -> bool:
+        prompt = self.prompt.input
+        if self.folded and self.shown != "transcript":
+            self.shown = "transcript"
+        self.set_focus(prompt, scroll_visible=False)
+        return self.focused is prompt
+
     @on(Pane.FocusRequested)
     def _pane_clicked(self, event: Pane.FocusRequested) -> None:
         self.action_show_pane(event.pane.id.removesuffix("-pane") if event.pane.id else "transcript")
@@ -452,8 +489,7 @@ class MainScreen(Screen[None]):
             text = f"{words.get(message.reason, message.reason)}{target}…"
         await self.transcript.add_notice(text, "info", "↪")
         self.app.refresh_panes()  # type: ignore[attr-defined]
-        # A fresh conversation is for typing: the next letters go to the input, not to the pane that
-        # had the focus (where `h` hid it and the message was lost).
+        # A fresh conversation is for typing: the focus goes back to the input.
         self.action_focus_input()
 
     def _use_session(self, session_id: str) -> None:
@@ -467,8 +503,11 @@ class MainScreen(Screen[None]):
     @on(messages.TurnSubmitted)
     async def _turn_submitted(self, message: messages.TurnSubmitted) -> None:
         pane = self.pane("transcript")
-        if pane.collapsed:  # hidden (h), the message and its reply would go on out of sight
+        if pane.collapsed:  # hidden (f9), the message and its reply would go on out of sight
             pane.collapsed = False
+        # Scrolled up to read, the person who sends wants to see the message and its reply: jump to
+        # the newest output and follow it again.
+        await self.transcript.action_follow()
         await self.transcript.add_user_message(message.text)
         self.status.update_state(working=True, note="")
         self._turn_note = ""
