@@ -87,10 +87,21 @@ class CompressionMixin:
         return self._window
 
     async def _compress_if_due(self) -> None:
-        if self.compressor is None:
+        """Before a model call: compress at the threshold; while the conversation is known not to fit,
+        try again (without a model call unless something changed) and refuse to send what cannot fit."""
+        compressor = self.compressor
+        if compressor is None:
             return
-        if self.compressor.should_compress(self.estimated_tokens(), await self.context_window()):
+        window = await self.context_window()
+        if compressor.should_compress(self.estimated_tokens(), window):
             await self.compress_now("threshold")
+        elif compressor.overfull:
+            await self.compress_now("overflow")
+        if compressor.overfull:
+            raise AgentError(
+                f"Not sent: the conversation no longer fits the model's context window (about "
+                f"{self.estimated_tokens():,} tokens; the window is {window:,}); /new starts a fresh session."
+            )
 
     async def compress(self, focus: str | None = None) -> Any:
         """`/compress [focus]`: compress now, between turns; its events go to `on_background`."""

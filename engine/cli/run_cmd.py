@@ -281,7 +281,12 @@ class TextPrinter:
             self.failed = True
             self.note(f"error: {data['message']}")
         elif kind == "compression_finished":
-            self.note(f"┊ compressed {data['tokens_before']:,} → {data['tokens_after']:,} tokens")
+            if data["compressed"]:
+                self.note(f"┊ compressed {data['tokens_before']:,} → {data['tokens_after']:,} tokens")
+            elif data["note"]:
+                self.note(f"┊ {data['note']}")
+        elif kind == "conversation_too_large":
+            self.note(f"{'note' if data['fits'] else 'warning'}: {data['message']}")
         elif kind == "session_changed":
             self.note(f"┊ session   now {event.session_id} ({data['reason']})")
         elif kind == "turn_finished":
