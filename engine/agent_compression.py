@@ -15,6 +15,7 @@ from engine.history import estimate_tokens
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
+    from engine.oversized import FittedMessage, OversizedMessage
     from engine.prompt import SystemPrompt
     from engine.tools import ToolContext, ToolRegistry
 
@@ -85,6 +86,31 @@ class CompressionMixin:
             except LLMError:
                 return int(self.client.settings.fallback_context_length)
         return self._window
+
+    async def oversized(self, text: str) -> OversizedMessage | None:
+        """Before sending: the verdict on a message too large for the room the window leaves it, else None.
+
+        Once the session is open the system prompt and tool schemas count too; before, the message alone.
+        """
+        from engine.oversized import oversized_message
+
+        fixed = self.prompt.tokens + self._schema_tokens if self.prompt is not None else 0
+        return oversized_message(text, window=await self.context_window(), fixed_tokens=fixed)
+
+    def fit_message(self, text: str, found: OversizedMessage, choice: str) -> FittedMessage:
+        """The message to send for the person's choice: `file` (saved in the project; raises WriteError
+        with a sentence), `cut` or `send`."""
+        from engine.oversized import fitted_message
+
+        section = self.config.agent
+        return fitted_message(
+            text,
+            found,
+            choice,
+            cwd=self.cwd,
+            folder=str(section.oversized_folder),
+            cut_share=float(section.oversized_cut_share),
+        )
 
     async def _compress_if_due(self) -> None:
         """Before a model call: compress at the threshold; while the conversation is known not to fit,

@@ -22,3 +22,18 @@ def size_words(text: str) -> str:
     lines = line_count(text)
     size = len(text.encode("utf-8", "replace"))
     return f"{lines:,} line{'s' if lines != 1 else ''} · {byte_words(size)}"
+
+
+HEAD_SHARE = 0.7  # of what a cut text keeps, from its start
+
+
+def cut_middle(text: str, keep_chars: int, why: str) -> str:
+    """`text` with its middle replaced by a note (`[… 22,900 lines · 2.0 MB cut from the middle of this
+    message {why} …]`); unchanged when it is no longer than `keep_chars`."""
+    if len(text) <= keep_chars:
+        return text
+    head = int(keep_chars * HEAD_SHARE)
+    tail = max(0, keep_chars - head)
+    cut = text[head : len(text) - tail]
+    note = f"[… {size_words(cut)} cut from the middle of this message {why} …]"
+    return f"{text[:head]}\n{note}\n{text[len(text) - tail :] if tail else ''}"

@@ -6,6 +6,7 @@ reports a 32K window and refuses any request larger than that, as a provider doe
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from engine.compression.shorten import shorten_old_messages
@@ -19,6 +20,8 @@ from engine.events import (
 )
 from tests.agent_support import make_rig, of_type, serve, stored_messages, text_of
 from tests.compression_support import pasted_log, result, user
+from tests.fault_support import assert_clean_exit, hws, write_scenario
+from tests.fault_support import stored_messages as fault_stored_messages
 
 WINDOW = 32_000
 SCENARIO = f"""
@@ -137,7 +140,86 @@ def test_an_old_oversized_tool_result_or_user_message_keeps_its_start_and_end() 
     for index in (2, 3):
         text = shortened[index]["content"]
         assert text.startswith("paste line 000000") and text.rstrip().endswith("queue depth 7")
-        assert "lines (" in text and "cut from the middle of this message" in text
+        assert " lines · " in text and "cut from the middle of this message" in text
         assert len(text) < len(log) // 5
     assert shortened[5]["content"] == log and shortened[0] == history[0]
     assert history[2]["content"] == log, "the caller's history is not changed in place"
+
+
+# --- hws run: refused before sending, and the three ways on -----------------------------------------
+
+RUN_SCENARIO = f"""
+context_length: {WINDOW}
+rules:
+  - when: {{prompt_tokens_over: {WINDOW}}}
+    fault: {{kind: context_length, limit: {WINDOW}}}
+  - when: {{user: "saved to `([^`]+)`"}}
+    reply: {{text: "I will read {{{{match.1}}}}."}}
+  - when: {{user: "cut from the middle of this message"}}
+    reply: {{text: "I see the start and the end."}}
+  - reply: {{text: "Got {{{{turn}}}}."}}
+"""
+
+
+def run_with_paste(home: Path, project: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    scenario = write_scenario(project.parent, RUN_SCENARIO)
+    return hws(
+        "run",
+        "--scenario",
+        str(scenario),
+        "--cwd",
+        str(project),
+        *flags,
+        "-",
+        home=home,
+        cwd=project,
+        stdin=PASTE,
+    )
+
+
+def test_hws_run_refuses_a_message_larger_than_the_window_and_names_the_choices(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+
+    done = run_with_paste(hermes_home, project)
+
+    assert_clean_exit(done, (2,))
+    assert "more than the model's context window of 32,000 tokens" in done.stderr
+    assert "23,165 lines · 2.1 MB" in done.stderr
+    for choice in ("--oversized file", "--oversized cut", "--oversized send"):
+        assert choice in done.stderr
+    assert stored_rows(hermes_home) == [], "nothing was sent nor stored"
+
+
+def test_hws_run_oversized_file_saves_the_paste_in_the_project_and_sends_its_path(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+
+    done = run_with_paste(hermes_home, project, "--oversized", "file")
+
+    assert_clean_exit(done, (0,))
+    saved = list((project / ".hws" / "pastes").glob("paste-*.txt"))
+    assert len(saved) == 1 and saved[0].read_text(encoding="utf-8") == PASTE
+    assert done.stdout.strip() == f"I will read .hws/pastes/{saved[0].name}."
+    assert "saved to" in done.stderr
+
+
+def test_hws_run_oversized_cut_sends_the_start_and_the_end(hermes_home: Path, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+
+    done = run_with_paste(hermes_home, project, "--oversized", "cut")
+
+    assert_clean_exit(done, (0,))
+    assert done.stdout.strip() == "I see the start and the end."
+    sent = [text for _sid, role, text in stored_rows(hermes_home) if role == "user"]
+    assert len(sent) == 1 and len(sent[0]) < len(PASTE) // 5
+    assert sent[0].startswith("paste line 000000") and "paste line 023164" in sent[0]
+
+
+def stored_rows(home: Path) -> list[tuple[str, str, str | None]]:
+    return fault_stored_messages(home / "state.db")

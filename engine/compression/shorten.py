@@ -11,23 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.compression.messages import is_summary, message_tokens, text_of
+from engine.text_size import cut_middle
 
-HEAD_SHARE = 0.7  # of what is kept, from the start of the message
-NOTE = (
-    "[… {lines:,} lines ({chars:,} characters) cut from the middle of this message to fit the context "
-    "window; the session store keeps it whole …]"
-)
-
-
-def cut_middle(text: str, keep_chars: int) -> str:
-    """`text` with its middle replaced by a note saying how much was cut (unchanged when it fits)."""
-    if len(text) <= keep_chars:
-        return text
-    head = int(keep_chars * HEAD_SHARE)
-    tail = max(0, keep_chars - head)
-    cut = text[head : len(text) - tail]
-    note = NOTE.format(lines=cut.count("\n") + 1, chars=len(cut))
-    return f"{text[:head]}\n{note}\n{text[len(text) - tail :] if tail else ''}"
+WHY = "to fit the context window (the session store keeps it whole)"
 
 
 def shorten_old_messages(
@@ -50,6 +36,6 @@ def shorten_old_messages(
             continue
         text = text_of(content)
         keep = max(1, int(len(text) * limit_tokens / tokens))
-        out[index] = {**message, "content": cut_middle(text, keep)}
+        out[index] = {**message, "content": cut_middle(text, keep, WHY)}
         cut += 1
     return out, cut
