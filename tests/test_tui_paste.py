@@ -90,13 +90,14 @@ async def test_ctrl_g_puts_the_pasted_text_in_place_of_its_chip() -> None:
         assert prompt.full_text == prompt.text
 
 
-async def test_a_paste_while_a_pane_has_the_focus_goes_into_the_input() -> None:
+async def test_a_paste_while_a_pane_has_the_focus_goes_into_the_input_with_its_line_ends() -> None:
     app = make_app(MODEL_CONFIG, agent=ScriptedAgent())
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("f2")
         assert app.focused is not app.main_screen.prompt.input
-        await paste(pilot, app, PASTE)
+        await paste(pilot, app, PASTE.replace("\n", "\r"))  # as terminals send line ends in a paste
         assert app.main_screen.prompt.text == "[Pasted 23,165 lines · 2.1 MB]"
+        assert app.main_screen.prompt.full_text == PASTE
         assert app.focused is app.main_screen.prompt.input
 
 

@@ -17,8 +17,10 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 POLL_S = 0.05
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class TmuxTimeout(AssertionError):
@@ -57,6 +59,8 @@ class TmuxSession:
         environment = dict(os.environ)
         environment.update(env or {})
         environment.setdefault("TERM", "xterm-256color")
+        # The code of this checkout, not whatever the venv's `hws` script was installed from.
+        environment["PYTHONPATH"] = str(ROOT)
         environment.pop("TMUX", None)
         for name in ("COLUMNS", "LINES"):  # pytest-xdist workers set 80x24; the app would size to it
             environment.pop(name, None)

@@ -12,6 +12,11 @@ from dataclasses import dataclass, field
 from engine.text_size import line_count, size_words
 
 
+def pasted_text(raw: str) -> str:
+    """A paste with its line ends as line feeds (terminals send them as carriage returns)."""
+    return raw.replace("\r\n", "\n").replace("\r", "\n")
+
+
 @dataclass(frozen=True)
 class PasteLimits:
     """A text of more lines or characters than these is long: a chip in the input, collapsed when sent."""

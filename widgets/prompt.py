@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from widgets.paste_chips import PasteChips, PasteLimits
+from widgets.paste_chips import PasteChips, PasteLimits, pasted_text
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ class PromptInput(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         box = self.box
-        if box is None or self.read_only or not box.paste_limits.is_long(event.text):
+        if box is None or self.read_only or not box.paste_limits.is_long(pasted_text(event.text)):
             return  # TextArea's own handler inserts it
         event.prevent_default()
         event.stop()
@@ -325,7 +325,12 @@ class PromptBox(Vertical):
             self.set_text(text)
 
     def paste(self, text: str) -> None:
-        """Insert pasted `text` at the cursor: a chip when it is long."""
+        """Insert pasted `text` at the cursor: a chip when it is long.
+
+        Terminals send a paste's line ends as carriage returns (as if enter were typed); they are
+        line feeds again here, as the input's own lines are.
+        """
+        text = pasted_text(text)
         editor = self.input
         editor.insert_at_cursor(self.chips.add(text) if self.paste_limits.is_long(text) else text)
         editor.focus()
