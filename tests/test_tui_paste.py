@@ -209,3 +209,17 @@ async def test_sent_anyway_the_conversation_that_cannot_fit_is_said_once_in_the_
         await turn_done(pilot, app, seen, 2)
         assert len([m for m in seen if isinstance(m, messages.ConversationTooLarge)]) == 1
         assert len([m for m in seen if isinstance(m, messages.CompressionStarted)]) <= 1
+
+
+async def test_a_paste_that_begins_with_a_slash_is_a_message_not_a_command() -> None:
+    agent = ScriptedAgent()
+    app = make_app(MODEL_CONFIG, agent=agent)
+    listing = "".join(f"/usr/lib/python3/site-packages/module_{n}.py\n" for n in range(300))
+    async with app.run_test() as pilot:
+        await paste(pilot, app, listing)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert agent.received == [listing]
+        notices = [n.text for n in app.main_screen.transcript.query(NoticeBlock)]
+        assert not any("is not a command" in text for text in notices)

@@ -401,7 +401,8 @@ class HwsApp(
     @on(PromptBox.Submitted)
     async def _submitted(self, event: PromptBox.Submitted) -> None:
         text = event.text
-        slash = parse_slash(text)
+        # A command is what was typed: a paste that begins with "/" (a path) is not one.
+        slash = parse_slash(text) if parse_slash(event.draft) is not None else None
         if slash is not None:
             name, argument = slash
             if name in {c.name for c in SLASH_COMMANDS}:

@@ -462,13 +462,14 @@ class Compressor:
         """One `ConversationTooLarge` when the conversation stops fitting, one when it fits again.
 
         It does not fit when it passes the window as counted here, or when the provider refused it
-        (`overflow`) and nothing was made shorter.
+        (`overflow`) and nothing was made shorter. Only a compression that was done (`reason` empty)
+        says it fits again: a count here under the window does not overrule the provider's refusal.
         """
         too_large = (context_length > 0 and tokens >= context_length) or reason == "overflow"
         if too_large and not self.overfull:
             self.overfull = overfull_sentence(tokens, context_length, prepared.latest_tokens)
             await self._send(ConversationTooLarge(session_id, tokens, context_length, self.overfull))
-        elif not too_large and self.overfull:
+        elif not too_large and self.overfull and not reason:
             self.overfull = ""
             await self._send(
                 ConversationTooLarge(
