@@ -448,7 +448,9 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                 compressed_for_overflow = True
                 self._window = exc.limit
                 self._put(Status(self.session_id, "warning", str(exc)))
-                await self.compress_now("overflow")
+                outcome = await self.compress_now("overflow")
+                if not outcome.compressed:
+                    raise  # nothing shorter to send: the same request would be refused again
                 continue
             assert reply is not None
             return reply

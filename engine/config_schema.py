@@ -68,6 +68,18 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "system_prompt": S("", "Extra system text added at call time, outside the cached prefix."),
         "reasoning_effort": S("", "Reasoning effort passed to models that take one."),
         "yolo": S(False, "Run destructive terminal commands without asking."),
+        "oversized_cut_share": S(
+            0.5,
+            "A message too large for the context window, cut to fit, keeps this share of the window "
+            "(its start and end).",
+            0.05,
+            0.95,
+        ),
+        "oversized_folder": S(
+            ".hws/pastes",
+            "Folder of the project where a message too large for the context window is saved, so that "
+            "its path is sent instead.",
+        ),
     },
     "review": {
         "enabled": S(True, "Run the background review when a nudge is due (memory, skill save, skill fix)."),
@@ -103,7 +115,20 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "protect_first_n": S(3, "Messages at the start never summarised.", 0),
         "protect_last_n": S(4, "Messages at the end never summarised.", 1),
         "summary_temperature": S(0.3, "Temperature of the summary call.", 0, 2),
-        "min_savings": S(0.10, "Below this saving twice in a row, automatic compression stops.", 0, 1),
+        "min_savings": S(
+            0.10,
+            "A compression saving less than this share of the context is not done (no new session, one "
+            "notice); twice in a row, automatic compression stops.",
+            0,
+            1,
+        ),
+        "oversized_message_share": S(
+            0.25,
+            "An old user message or tool result larger than this share of the context window is cut to "
+            "that size (its start and end kept, the cut noted; state.db keeps it whole).",
+            0.01,
+            1,
+        ),
         "abort_on_summary_failure": S(False, "Keep the messages and stop when no summary can be made."),
         "flush_enabled": S(True, "Let the model save memories (an auxiliary call) before turns are dropped."),
         "flush_temperature": S(0.3, "Temperature of the memory-flush call.", 0, 2),
@@ -270,6 +295,15 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "show_reasoning": S(True, "Show the model's reasoning, collapsed, in the transcript."),
         "show_cost": S(True, "Show the session's cost in the status bar."),
         "bell_on_complete": S(False, "Ring the terminal bell when a turn ends."),
+        "paste_chip_lines": S(
+            200,
+            "A paste of more lines than this becomes one chip in the input (`[Pasted 23,165 lines · "
+            "2.0 MB]`) and a sent message that long shows collapsed; the full text is sent.",
+            1,
+        ),
+        "paste_chip_chars": S(
+            20_000, "A paste (or a sent message) of more characters than this is a chip too.", 100
+        ),
     },
     "tui": {
         "fold_below_columns": S(

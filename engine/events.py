@@ -201,6 +201,17 @@ class CompressionFinished(Event):
 
 
 @dataclass(frozen=True)
+class ConversationTooLarge(Event):
+    """The conversation no longer fits the context window and compression cannot shorten it enough
+    (sent once when that becomes true, and once with `fits=True` when it fits again)."""
+
+    tokens: int
+    window: int
+    message: str  # what happened and what to do, in one or two sentences
+    fits: bool = False
+
+
+@dataclass(frozen=True)
 class SessionChanged(Event):
     """The conversation moved to another session (new, resumed, or split by compression)."""
 

@@ -24,10 +24,11 @@ from textual.screen import Screen
 from engine.config import Config
 from engine.home import Home
 from engine.redact import Redactor
+from engine.tokens import estimate as estimate_tokens
 from engine.tools.sandbox import sandbox_status
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
-from tui.agent_port import AgentPort, drive_turn, interrupt
+from tui.agent_port import AgentPort, drive_turn, interrupt, oversized
 from tui.app_agent import AgentLifecycle
 from tui.app_commands import SlashCommands
 from tui.app_feeds import PaneFeeds
@@ -37,6 +38,7 @@ from tui.live_files import LiveFilesMixin
 from tui.unsaved import UnsavedBuffers
 from widgets.file_editor import FileEditor
 from widgets.gauge import GaugeLevels
+from widgets.paste_chips import PasteLimits
 from widgets.prompt import PromptBox
 from widgets.status_bar import StatusState
 from widgets.transcript import Transcript
@@ -53,6 +55,8 @@ SessionSource = Callable[[], Sequence[SessionEntry]]
 # Whole at 80 columns (the longer wording was cut at "· / for"); the notice above gives the config path.
 PROMPT_PLACEHOLDER = "Message the agent · enter sends · shift+enter, ctrl+j: new line · / commands"
 NO_MODEL_PLACEHOLDER = "No model configured: add `model:` to config.yaml (see above) · /help: keys"
+SMALLEST_WINDOW = 1024  # tokens: no window is smaller (model.fallback_context_length's minimum), so a
+# message shorter than this goes out without being measured against the window
 
 
 def display_path(path: Path) -> str:
@@ -261,6 +265,9 @@ class HwsApp(
             history_size=tui.history_size,
             memory_pane_entries=tui.memory_pane_entries,
             context_window=window,
+            paste_limits=PasteLimits(
+                int(self.config.display.paste_chip_lines), int(self.config.display.paste_chip_chars)
+            ),
             levels=levels,
             status=StatusState(
                 model=self.config.model_name,
@@ -353,6 +360,7 @@ class HwsApp(
         from tui.screens.identity import IdentityScreen
         from tui.screens.keys import KeysScreen
         from tui.screens.main import MainScreen
+        from tui.screens.oversized import OversizedScreen
         from tui.screens.session_view import SessionViewScreen
         from tui.screens.sessions import SessionsScreen
         from tui.screens.text_view import TextScreen
@@ -378,6 +386,7 @@ class HwsApp(
             "file editor": FileEditor,
             "conflict": ConflictScreen,
             "unsaved edits": UnsavedScreen,
+            "too large": OversizedScreen,
             "identity view": IdentityScreen,
         }
 
@@ -436,7 +445,8 @@ class HwsApp(
     @on(PromptBox.Submitted)
     async def _submitted(self, event: PromptBox.Submitted) -> None:
         text = event.text
-        slash = parse_slash(text)
+        # A command is what was typed: a paste that begins with "/" (a path) is not one.
+        slash = parse_slash(text) if parse_slash(event.draft) is not None else None
         if slash is not None:
             name, argument = slash
             if name in {c.name for c in SLASH_COMMANDS}:
@@ -460,11 +470,47 @@ class HwsApp(
         """Start a turn with `text`, or explain why none can start."""
         main = self.main_screen
         if self.turn_running:
-            main.prompt.set_text(text)
+            main.prompt.restore(text)
             self.notify(
                 "The agent is still working: ctrl+c interrupts it, then send again.", severity="warning"
             )
             return
+        if self.agent is not None and estimate_tokens(text) >= SMALLEST_WINDOW:
+            self._send_if_it_fits(text)
+            return
+        self._send_now(text)
+
+    @work(exclusive=True, group="size-check", exit_on_error=False, description="measure the message")
+    async def _send_if_it_fits(self, text: str) -> None:
+        """A message too large for the model's window is not sent before the person says how to go on."""
+        from engine.atomic import WriteError
+        from tui.screens.oversized import OversizedScreen
+
+        agent = self.agent
+        try:
+            found = await oversized(agent, text)
+        except Exception:  # measuring must never keep a message from going out
+            found = None
+        if found is None or agent is None:
+            self._send_now(text)
+            return
+        folder = str(self.config.agent.oversized_folder)
+        choice = await self.push_screen_wait(OversizedScreen(found.sentence(), folder))
+        main = self.main_screen
+        if choice is None:
+            main.prompt.restore(text)
+            return
+        try:
+            fitted = agent.fit_message(text, found, choice)  # type: ignore[attr-defined]
+        except WriteError as exc:
+            self.notify(f"The message could not be saved to a file: {exc}", severity="error", timeout=10)
+            main.prompt.restore(text)
+            return
+        main.post_message(messages.Notice(fitted.note, "info", "i"))
+        self._send_now(fitted.text)
+
+    def _send_now(self, text: str) -> None:
+        main = self.main_screen
         self.last_sent = text
         main.post_message(messages.TurnSubmitted(self._redact(text)))  # a pasted key is not shown
         if self.agent is None and self.agent_building:

@@ -24,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from widgets.pane import Pane
+from widgets.paste_chips import PasteLimits
 from widgets.stored_turn import STORED_TURN_PARTS, StoredTurn
 from widgets.transcript_blocks import (
     ApprovalBlock,
@@ -121,9 +122,11 @@ class Transcript(HistoryWindow, VerticalScroll):
         tool_preview_chars: int = 72,
         live_segment_chars: int = 2000,
         show_reasoning: bool = True,
+        paste_limits: PasteLimits | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
+        self.paste_limits = paste_limits or PasteLimits()
         self.live_segment_chars = live_segment_chars
         self._segment = ""
         self.prune_keep_lines = prune_keep_lines
@@ -158,7 +161,7 @@ class Transcript(HistoryWindow, VerticalScroll):
         await self._finish_segment()
         self._turn_text = []
         self._new_attempt()
-        block = UserBlock(text)
+        block = UserBlock(text, self.paste_limits)
         self._turn_user = block
         self.turn_active = True
         await self._add(block)
@@ -486,6 +489,8 @@ class Transcript(HistoryWindow, VerticalScroll):
             cursor.toggle()
         elif isinstance(cursor, StoredTurn):
             self.call_later(self._thaw_cursor, cursor)
+        elif isinstance(cursor, UserBlock):
+            cursor.toggle()
         elif isinstance(cursor, ApprovalBlock) and cursor.decision is None:
             cursor.query_one("#approve-once").focus()
 

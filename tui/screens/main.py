@@ -31,6 +31,7 @@ from widgets.gauge import GaugeLevels
 from widgets.memory_pane import MemoryPane
 from widgets.next_session import NextSessionBar
 from widgets.pane import Pane
+from widgets.paste_chips import PasteLimits
 from widgets.prompt import PromptBox, SlashCommand
 from widgets.skills_pane import SkillsPane
 from widgets.status_bar import StatusBar, StatusState
@@ -58,6 +59,7 @@ class MainScreenSettings:
     history_size: int = 500
     memory_pane_entries: int = 200
     context_window: int = 128_000
+    paste_limits: PasteLimits = field(default_factory=PasteLimits)
     levels: GaugeLevels = field(default_factory=GaugeLevels)
     status: StatusState = field(default_factory=StatusState)
 
@@ -172,6 +174,7 @@ class MainScreen(Screen[None]):
                 tool_preview_chars=s.tool_preview_chars,
                 live_segment_chars=s.live_segment_chars,
                 show_reasoning=s.show_reasoning,
+                paste_limits=s.paste_limits,
                 id="transcript",
             )
             yield TranscriptPane(transcript, title=s.title, id="transcript-pane")
@@ -191,6 +194,7 @@ class MainScreen(Screen[None]):
             placeholder=s.prompt_placeholder,
             history_size=s.history_size,
             max_lines=s.prompt_max_lines,
+            paste_limits=s.paste_limits,
             id="prompt",
         )
         yield StatusBar(s.status, levels=s.levels, clock=self.clock, id="status")
@@ -477,7 +481,10 @@ class MainScreen(Screen[None]):
         self.compression.reset()
         self.budget.reset_usage()
         self.skills.reset_session()
-        self.status.update_state(compressions=0, cost_usd=None, working=False, note="", guarded="")
+        self.status.update_state(
+            compressions=0, cost_usd=None, working=False, note="", guarded="", overfull=False
+        )
+        self.budget.set_overfull(False)
         self._turn_session = ""
         if message.reason == "model":  # the transcript was just cleared: this notice is the one that stays
             model = self.status.state.model or "another model"
@@ -678,6 +685,17 @@ class MainScreen(Screen[None]):
             f"session {event.old_session_id} → {event.new_session_id}",
             icon="⇣",
         )
+
+    @on(messages.ConversationTooLarge)
+    async def _conversation_too_large(self, message: messages.ConversationTooLarge) -> None:
+        """Said once when the conversation stops fitting, and once when it fits again."""
+        event = message.event
+        self.status.update_state(overfull=not event.fits)
+        self.budget.set_overfull(not event.fits)
+        if event.fits:
+            await self.transcript.add_notice(event.message, "info", "✓")
+        else:
+            await self.transcript.add_notice(event.message, "warning", "⚠")
 
     @on(messages.SessionChanged)
     async def _session_changed(self, message: messages.SessionChanged) -> None:
