@@ -83,7 +83,12 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "memory_char_limit": S(2200, "Size limit of MEMORY.md in characters, delimiters included.", 1),
         "user_char_limit": S(1375, "Size limit of USER.md in characters, delimiters included.", 1),
         "nudge_interval": S(10, "User turns between reminders to save memories; 0 turns it off.", 0),
-        "flush_min_turns": S(6, "User turns before ending a session triggers a memory flush.", 0),
+        "flush_min_turns": S(
+            6,
+            "User turns since the last memory flush after which ending the session (/new, quitting) first "
+            "lets the model save memories; 0 turns it off.",
+            0,
+        ),
         "provider": S("", "External memory provider (`honcho`), on top of the built-in files."),
         "journal_max_entries": S(2000, "Write-journal entries kept before the oldest are pruned.", 10),
         "journal_fsync": S(
@@ -155,8 +160,6 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "max_skill_chars": S(100_000, "Largest SKILL.md the agent may write, in characters.", 1),
         "max_support_file_bytes": S(1_048_576, "Largest support file the agent may write.", 1),
         "template_vars": S(True, "Expand ${HERMES_SKILL_DIR} and ${HERMES_SESSION_ID} in skills."),
-        "inline_shell": S(False, "Run !`cmd` snippets inside skills (off: shown as text)."),
-        "inline_shell_timeout": S(10, "Seconds an inline skill command may run.", 1),
         "disabled": S([], "Skill names kept out of the index and skills_list (still viewable)."),
         "index_min_description_tokens": S(
             12, "Shortest description the index shows; below this a skill is listed by name only.", 1
@@ -177,8 +180,13 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     "sessions": {
         "search_limit": S(3, "Sessions returned by session_search when the model gives no limit.", 1, 10),
         "search_window": S(5, "Messages shown on each side of a search hit.", 1, 20),
-        "auto_prune": S(False, "Delete sessions older than `retention_days`."),
-        "retention_days": S(90, "Age in days after which sessions may be pruned.", 1),
+        "auto_prune": S(
+            False,
+            "At start, archive then delete ended sessions older than `retention_days` (never one in use; "
+            "`hws sessions prune` does it by hand).",
+        ),
+        "retention_days": S(90, "Age in days after which an ended session may be pruned.", 1),
+        "min_interval_hours": S(24, "Hours between two automatic prunes (shared with Hermes Agent).", 0),
         "busy_timeout_ms": S(
             3000, "Milliseconds a write waits for another process's write before giving up.", 0
         ),

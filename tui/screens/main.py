@@ -52,6 +52,7 @@ class MainScreenSettings:
     tool_preview_chars: int = 72
     live_segment_chars: int = 2000
     show_reasoning: bool = True
+    bell_on_complete: bool = False  # ring the terminal bell when a turn ends
     prompt_placeholder: str = ""
     commands: tuple[SlashCommand, ...] = ()
     prompt_max_lines: int = 8
@@ -602,6 +603,8 @@ class MainScreen(Screen[None]):
         self._turn_note = ""
         self.status.update_state(working=False)
         app = self.app
+        if self.settings.bell_on_complete:
+            app.bell()
         app.refresh_panes("budget")  # type: ignore[attr-defined]
         session = getattr(self, "_turn_session", "") or message.event.session_id
         if block is not None and session:
