@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -15,11 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.agent_session import AgentBusy, open_session, open_store
-from engine.events import Event, SessionChanged
+from engine.events import Event, SessionChanged, Status
 from engine.guarded_settings import GuardedWatch
 from engine.nudges import NudgeTracker
 from engine.prompt_build import tool_schema_tokens
 from engine.tools import ToolContext
+
+log = logging.getLogger("engine.agent")
 
 if TYPE_CHECKING:
     from engine.config import Config
@@ -105,6 +108,23 @@ class LifecycleMixin:
         self.store = await open_store(self.home, self.config)
         self._schema_tokens = tool_schema_tokens(self.registry.schemas(), self.exact_tokens)
         await self._open_session(self._resume)
+        await self._auto_prune()
+
+    async def _auto_prune(self) -> None:
+        """`sessions.auto_prune`: archive, then delete, old ended sessions (never this one), and say so."""
+        if not bool(self.config.sessions.auto_prune):
+            return
+        from engine.sessions.prune import auto_prune
+
+        try:
+            result = await auto_prune(self.store, self.home, self.config, keep=(self.session_id,))
+        except Exception as exc:  # pruning never stops a session from starting
+            log.exception("pruning old sessions failed")
+            self._emit_background(Status(self.session_id, "warning", f"Old sessions were not pruned: {exc}"))
+            return
+        if result is not None and result.pruned:
+            days = float(self.config.sessions.retention_days)
+            self._emit_background(Status(self.session_id, "info", result.sentence(days)))
 
     async def _open_session(self, resume: str | None) -> None:
         """Load memory and skills as the home holds them now and open (or resume) a session on them."""
