@@ -59,6 +59,7 @@ class LifecycleMixin:
     prompt: SystemPrompt | None
     history: list[dict[str, Any]]
     turns: int
+    _flushed_at_turn: int
     nudges: NudgeTracker
     store: Any
     pending: Any
@@ -84,6 +85,7 @@ class LifecycleMixin:
     _summarize: Any
     _second_opinion: Any
     _make_compressor: Callable[[], Any]
+    context_window: Callable[[], Any]
     busy: bool
 
     async def start(self) -> str:
@@ -152,6 +154,7 @@ class LifecycleMixin:
         )
         self.history = opened.history
         self.turns = sum(1 for m in opened.history if m.get("role") == "user")
+        self._flushed_at_turn = self.turns
         self.nudges = NudgeTracker(
             int(self.config.memory.nudge_interval), int(self.config.skills.creation_nudge_tool_calls)
         )
@@ -191,6 +194,7 @@ class LifecycleMixin:
             raise AgentBusy("A turn is running: interrupt it (ctrl+c) before starting a new session.")
         await self.start()
         old = self.session_id
+        await self._flush_before_end()
         await self._finish_background()
         await self.store.end_session(old, "new_session")
         self.totals = SessionTotals()
@@ -225,12 +229,50 @@ class LifecycleMixin:
             await asyncio.to_thread(self.host.close)
             self.host = None
 
+    async def _flush_before_end(self) -> None:
+        """`memory.flush_min_turns`: after that many user turns since the last flush, the model may save
+        memories before the session ends (the flush compression makes, with the memory tool only)."""
+        needed = int(self.config.memory.flush_min_turns)
+        turns = self.turns - self._flushed_at_turn
+        if needed <= 0 or turns < needed or self.ctx is None or "memory" not in self.registry:
+            return
+        self._flushed_at_turn = self.turns
+        from engine.compression.flush import END_SENTINEL, END_SYSTEM, run_flush
+
+        try:
+            result = await run_flush(
+                client=self.aux_client,
+                registry=self.registry,
+                ctx=self.ctx,
+                conversation=list(self.history),
+                window=await self.context_window(),
+                keep_first=min(int(self.config.compression.protect_first_n), len(self.history)),
+                offer_skills=False,
+                section=self.config.compression,
+                system_text=END_SYSTEM,
+                sentinel_text=END_SENTINEL,
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the session ends all the same
+            log.warning("memory flush at the end of the session failed: %s", exc)
+            self._emit_background(
+                Status(self.session_id, "warning", f"Memory flush before the session ended failed: {exc}")
+            )
+            return
+        saved = "; ".join(result.writes) if result.writes else "nothing new to save"
+        plural = "s" if turns != 1 else ""
+        said = f"Memory flush after {turns} turn{plural}, before the session ended: {saved}."
+        self._emit_background(Status(self.session_id, "info", said))
+
     async def close(self, end_reason: str | None = "cli_close") -> None:
         """Finish background work (up to `review.wait_timeout`), end the session and release everything."""
         if self._turn_task is not None and not self._turn_task.done():
             self._turn_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._turn_task
+        if self.store is not None:
+            await self._flush_before_end()
         await self._finish_background()
         if self.store is not None:
             if self.pending is not None:
