@@ -207,6 +207,7 @@ class LifecycleMixin:
         self._system_message = {"role": "system", "content": prompt.text}
         self._usage_mark = None
         self.skills.session_id = session_id
+        self.memory.session_id = session_id
         self.skills.tiers.session_id = session_id
         assert self.ctx is not None
         self.ctx.session_id = session_id
