@@ -42,6 +42,7 @@ CONTROL_FILES = (
     "memories",
     "skills",
     "hws",
+    "pending",
     "state.db",
     "state.db-wal",
     "state.db-shm",
