@@ -79,7 +79,11 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     "memory": {
         "memory_enabled": S(True, "Keep MEMORY.md (environment notes) in the system prompt."),
         "user_profile_enabled": S(True, "Keep USER.md (the user profile) in the system prompt."),
-        "write_approval": S(False, "Ask before the agent writes memory."),
+        "write_approval": S(
+            False,
+            "Stage the agent's memory writes until you approve them "
+            "(memory pane, /memory, `hws memory pending`).",
+        ),
         "memory_char_limit": S(2200, "Size limit of MEMORY.md in characters, delimiters included.", 1),
         "user_char_limit": S(1375, "Size limit of USER.md in characters, delimiters included.", 1),
         "nudge_interval": S(10, "User turns between reminders to save memories; 0 turns it off.", 0),
@@ -155,7 +159,11 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             "Check each skill with the guard where it is used (Tier 1 index, skills_list, skill_view): "
             "a blocked skill is listed for the person with its reason and never shown to the model.",
         ),
-        "write_approval": S(False, "Ask before the agent writes a skill."),
+        "write_approval": S(
+            False,
+            "Stage the agent's skill writes until you approve them "
+            "(skills pane, /skills, `hws skills pending`).",
+        ),
         "creation_nudge_tool_calls": S(5, "Tool calls in one task that suggest saving a skill.", 1),
         "max_skill_chars": S(100_000, "Largest SKILL.md the agent may write, in characters.", 1),
         "max_support_file_bytes": S(1_048_576, "Largest support file the agent may write.", 1),
