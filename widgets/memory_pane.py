@@ -30,7 +30,7 @@ from widgets.gauge import LEVEL_STYLE, GaugeLevels, gauge
 from widgets.pane import Pane, PaneLog
 from widgets.pending_list import PendingList, PendingRow
 
-PENDING_KEYS = "enter: diff · ctrl+a: approve · ctrl+x: reject"
+PENDING_KEYS = "ctrl+a approve · ctrl+x reject · enter diff"
 
 WHO_STYLE = {
     "agent": "$accent",

@@ -98,9 +98,7 @@ class PendingList(Vertical):
         self.rows = rows
         self.set_class(bool(rows), "-waiting")
         count = len(rows)
-        self.query_one(".pending-title", Static).update(
-            f"⏸ {count} write{'s' if count != 1 else ''} waiting for your approval · {self.keys_hint}"
-        )
+        self.query_one(".pending-title", Static).update(f"⏸ {count} pending · {self.keys_hint}")
         log = self.entries
         highlighted = log.highlighted
         kept = log.get_option_at_index(highlighted).id if highlighted is not None else None

@@ -145,7 +145,7 @@ class SkillsPane(Pane):
         yield Static(id="skills-intro", classes="pane-body")
         yield PendingList(
             "skills",
-            "enter: diff · ctrl+a: approve · ctrl+x: reject",
+            "ctrl+a approve · ctrl+x reject · enter diff",
             id="skills-pending",
             classes="pane-body",
         )
