@@ -138,6 +138,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         self.prompt: SystemPrompt | None = None
         self.history: list[dict[str, Any]] = []
         self.turns = 0
+        self._flushed_at_turn = 0  # `turns` when memories were last flushed (session start, compression)
         self._approve = approve
         self._resume = resume
         self._started = False

@@ -150,6 +150,8 @@ class CompressionMixin:
             focus=focus,
             ctx=self.ctx,
         )
+        if outcome.compressed:  # its first phase was the memory flush
+            self._flushed_at_turn = self.turns
         if outcome.new_session_id and outcome.new_session_id != self.session_id:
             await self._switch_session(outcome.new_session_id, list(outcome.messages))
         elif outcome.compressed:

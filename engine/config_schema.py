@@ -91,11 +91,20 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     "memory": {
         "memory_enabled": S(True, "Keep MEMORY.md (environment notes) in the system prompt."),
         "user_profile_enabled": S(True, "Keep USER.md (the user profile) in the system prompt."),
-        "write_approval": S(False, "Ask before the agent writes memory."),
+        "write_approval": S(
+            False,
+            "Stage the agent's memory writes until you approve them "
+            "(memory pane, /memory, `hws memory pending`).",
+        ),
         "memory_char_limit": S(2200, "Size limit of MEMORY.md in characters, delimiters included.", 1),
         "user_char_limit": S(1375, "Size limit of USER.md in characters, delimiters included.", 1),
         "nudge_interval": S(10, "User turns between reminders to save memories; 0 turns it off.", 0),
-        "flush_min_turns": S(6, "User turns before ending a session triggers a memory flush.", 0),
+        "flush_min_turns": S(
+            6,
+            "User turns since the last memory flush after which ending the session (/new, quitting) first "
+            "lets the model save memories; 0 turns it off.",
+            0,
+        ),
         "provider": S("", "External memory provider (`honcho`), on top of the built-in files."),
         "journal_max_entries": S(2000, "Write-journal entries kept before the oldest are pruned.", 10),
         "journal_fsync": S(
@@ -175,13 +184,15 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             "Check each skill with the guard where it is used (Tier 1 index, skills_list, skill_view): "
             "a blocked skill is listed for the person with its reason and never shown to the model.",
         ),
-        "write_approval": S(False, "Ask before the agent writes a skill."),
+        "write_approval": S(
+            False,
+            "Stage the agent's skill writes until you approve them "
+            "(skills pane, /skills, `hws skills pending`).",
+        ),
         "creation_nudge_tool_calls": S(5, "Tool calls in one task that suggest saving a skill.", 1),
         "max_skill_chars": S(100_000, "Largest SKILL.md the agent may write, in characters.", 1),
         "max_support_file_bytes": S(1_048_576, "Largest support file the agent may write.", 1),
         "template_vars": S(True, "Expand ${HERMES_SKILL_DIR} and ${HERMES_SESSION_ID} in skills."),
-        "inline_shell": S(False, "Run !`cmd` snippets inside skills (off: shown as text)."),
-        "inline_shell_timeout": S(10, "Seconds an inline skill command may run.", 1),
         "disabled": S([], "Skill names kept out of the index and skills_list (still viewable)."),
         "index_min_description_tokens": S(
             12, "Shortest description the index shows; below this a skill is listed by name only.", 1
@@ -202,8 +213,13 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     "sessions": {
         "search_limit": S(3, "Sessions returned by session_search when the model gives no limit.", 1, 10),
         "search_window": S(5, "Messages shown on each side of a search hit.", 1, 20),
-        "auto_prune": S(False, "Delete sessions older than `retention_days`."),
-        "retention_days": S(90, "Age in days after which sessions may be pruned.", 1),
+        "auto_prune": S(
+            False,
+            "At start, archive then delete ended sessions older than `retention_days` (never one in use; "
+            "`hws sessions prune` does it by hand).",
+        ),
+        "retention_days": S(90, "Age in days after which an ended session may be pruned.", 1),
+        "min_interval_hours": S(24, "Hours between two automatic prunes (shared with Hermes Agent).", 0),
         "busy_timeout_ms": S(
             3000, "Milliseconds a write waits for another process's write before giving up.", 0
         ),

@@ -120,6 +120,17 @@ class SkillChanged(Event):
 
 
 @dataclass(frozen=True)
+class WriteStaged(Event):
+    """A memory or skill write waits for the person's approval (`memory.write_approval`, `skills.…`)."""
+
+    subsystem: str  # memory | skills
+    pending_id: str
+    action: str
+    summary: str
+    who: str  # agent | review
+
+
+@dataclass(frozen=True)
 class SkillLoaded(Event):
     """Tier 2 (the whole SKILL.md) or Tier 3 (one support file) entered the conversation."""
 

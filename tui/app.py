@@ -259,6 +259,7 @@ class HwsApp(
             tool_preview_chars=tui.tool_preview_chars,
             live_segment_chars=tui.live_segment_chars,
             show_reasoning=bool(self.config.display.show_reasoning),
+            bell_on_complete=bool(self.config.display.bell_on_complete),
             prompt_placeholder=placeholder,
             commands=SLASH_COMMANDS,
             prompt_max_lines=tui.prompt_max_lines,

@@ -180,6 +180,10 @@ class LiveFilesMixin:
                     )
                 if "skill" in stores:
                     self._refresh_pane(main.skills, [c for c in changes if c.store == "skill"], external)
+                if "pending_memory" in stores:  # a write staged or decided by another hws (or Hermes)
+                    main.memory.reload_from_disk()
+                if "pending_skills" in stores:
+                    main.skills.reload_from_disk()
         if external and self._editor_controller is not None:
             self._editor_controller.files_changed(changes)
         for change in changes:
@@ -192,8 +196,9 @@ class LiveFilesMixin:
         identity = self._identity_screen()
         if identity is not None and stores & {"soul", "user"}:
             identity.action_refresh_view()
-        if external:
-            labels = sorted({change_label(c, self.home.root) for c in changes})
+        shown_changes = [c for c in changes if not c.store.startswith("pending_")]  # the panes show those
+        if external and shown_changes:
+            labels = sorted({change_label(c, self.home.root) for c in shown_changes})
             shown = ", ".join(labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
             self.notify(f"Changed on disk: {shown}.", timeout=4)  # type: ignore[attr-defined]
 

@@ -288,6 +288,11 @@ class TextPrinter:
             self.note(f"┊ memory    {data['target']} {data['action']} by {data['who']}: {data['message']}")
         elif kind == "skill_changed":
             self.note(f"┊ skill     {data['action']} {data['name']} by {data['who']}")
+        elif kind == "write_staged":
+            self.note(
+                f"┊ pending   {data['subsystem']} write {data['pending_id']} waits for your approval: "
+                f"{data['summary']} (hws {data['subsystem']} approve {data['pending_id']} / reject)"
+            )
         elif kind == "unsaved_messages":
             if data["waiting"]:
                 self.note(

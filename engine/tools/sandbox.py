@@ -43,6 +43,7 @@ CONTROL_FILES = (
     "memories",
     "skills",
     "hws",
+    "pending",
     "state.db",
     "state.db-wal",
     "state.db-shm",

@@ -32,6 +32,7 @@ from widgets.memory_pane import MemoryPane
 from widgets.next_session import NextSessionBar
 from widgets.pane import Pane
 from widgets.paste_chips import PasteLimits
+from widgets.pending_list import PendingList
 from widgets.prompt import PromptBox, SlashCommand
 from widgets.skills_pane import SkillsPane
 from widgets.status_bar import StatusBar, StatusState
@@ -53,6 +54,7 @@ class MainScreenSettings:
     tool_preview_chars: int = 72
     live_segment_chars: int = 2000
     show_reasoning: bool = True
+    bell_on_complete: bool = False  # ring the terminal bell when a turn ends
     prompt_placeholder: str = ""
     commands: tuple[SlashCommand, ...] = ()
     prompt_max_lines: int = 8
@@ -452,6 +454,14 @@ class MainScreen(Screen[None]):
     def _memory_diff(self, message: MemoryPane.DiffRequested) -> None:
         self.app.show_journal_diff(message.entry_id)  # type: ignore[attr-defined]
 
+    @on(PendingList.DecisionRequested)
+    def _pending_decided(self, message: PendingList.DecisionRequested) -> None:
+        self.app.decide_pending(message.subsystem, message.pending_id, message.decision)  # type: ignore[attr-defined]
+
+    @on(PendingList.DiffRequested)
+    def _pending_diff(self, message: PendingList.DiffRequested) -> None:
+        self.app.show_pending_diff(message.subsystem, message.pending_id)  # type: ignore[attr-defined]
+
     @on(SkillsPane.OpenRequested)
     def _open_skill(self, message: SkillsPane.OpenRequested) -> None:
         self.app.open_skill(message.name, message.path, message.warnings)  # type: ignore[attr-defined]
@@ -591,6 +601,17 @@ class MainScreen(Screen[None]):
         who = "" if event.who == "agent" else f" by {event.who}"
         await self.transcript.add_notice(f"skill {event.name} {event.action}{who}: {event.message}", icon="✚")
 
+    @on(messages.WriteStaged)
+    async def _write_staged(self, message: messages.WriteStaged) -> None:
+        event = message.event
+        pane_key = "F2" if event.subsystem == "memory" else "F4"
+        self.app.refresh_panes("memory" if event.subsystem == "memory" else "skills")  # type: ignore[attr-defined]
+        who = "" if event.who == "agent" else f" by {event.who}"
+        name, pending_id = event.subsystem, event.pending_id
+        how = f"{pane_key}, then ctrl+a approves or ctrl+x rejects; or /{name} approve {pending_id}"
+        text = f"{name} write{who} waits for your approval ({pending_id}): {event.summary} — {how}"
+        await self.transcript.add_notice(text, "warning", "⏸")
+
     @on(messages.SkillLoaded)
     def _skill_loaded(self, message: messages.SkillLoaded) -> None:
         self.skills.skill_loaded(message.event)
@@ -648,6 +669,8 @@ class MainScreen(Screen[None]):
         self._turn_note = ""
         self.status.update_state(working=False)
         app = self.app
+        if self.settings.bell_on_complete:
+            app.bell()
         app.refresh_panes("budget")  # type: ignore[attr-defined]
         session = getattr(self, "_turn_session", "") or message.event.session_id
         if block is not None and session:
