@@ -349,12 +349,19 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         task.add_done_callback(self._background.discard)
 
     async def set_title(self, title: str) -> SessionTitled:
-        """`/title NAME`: name the session (a title another session has gets " #2"); it is never
-        titled automatically afterwards. StoreError (a sentence) when it cannot be."""
+        """`/title NAME`: name this conversation (on its first session, as the sessions list and
+        `--resume` read it); it is never titled automatically afterwards. StoreError (a sentence) when
+        the title is empty, too long or another session's."""
+        from engine.sessions.errors import StoreError
+        from engine.sessions.ids import sanitize_title
+
         await self.start()
+        if sanitize_title(title, truncate=True) is None:
+            raise StoreError("A session title needs some text: /title NAME.")
         self.titler.named_by_person(self.session_id)
-        written = await self.store.set_unique_title(self.session_id, title)
-        return SessionTitled(self.session_id, written, "user")
+        root = await self.store.lineage_root(self.session_id)
+        written = await self.store.set_title(root, title)
+        return SessionTitled(self.session_id, written or title, "user")
 
     def _unanswered(self, text: str) -> bool:
         """`text` is the conversation's last message, left without an answer by a turn that failed: it

@@ -4,8 +4,9 @@ After a session's first completed exchange, the agent titles it in the backgroun
 waits for it): with an auxiliary model configured (`auxiliary.model` or `auxiliary.base_url`) that
 model is asked for a short title; without one, or when it fails or takes longer than
 `sessions.title_timeout`, the first words of the first message are the title. A session that has a
-title already (`/title`, `hws sessions rename`, Hermes) keeps it. Titles are unique in Hermes'
-schema: one another session has gets " #2" (then " #3"…).
+title already (`/title`, Hermes) keeps it. The title belongs to the conversation: it is written on
+its first session, which the sessions list, the search and `--resume` read. Titles are unique in
+Hermes' schema: one another session has gets " #2" (then " #3"…).
 """
 
 from __future__ import annotations
@@ -103,9 +104,14 @@ class SessionTitler:
         self._asked.add(session_id)
 
     async def title(self, store: Any, session_id: str, history: Sequence[dict[str, Any]]) -> None:
-        """Title `session_id` from its first exchange, unless it has a title already."""
+        """Title the conversation `session_id` belongs to from its first exchange, unless it has a
+        title already (the title lives on the conversation's first session, where the sessions list
+        and `--resume` read it)."""
         exchange = first_exchange(history)
-        if exchange is None or await self._titled(store, session_id):
+        if exchange is None:
+            return
+        root = await store.lineage_root(session_id)
+        if await self._titled(store, root):
             return
         question, answer = exchange
         fallback = first_words(question, int(self.config.sessions.title_words))
@@ -116,9 +122,9 @@ class SessionTitler:
                 by = "model" if title else "words"
         except asyncio.CancelledError:  # the agent is closing: the first words still name it
             with contextlib.suppress(Exception):
-                await self._write(store, session_id, fallback, "words")
+                await self._write(store, session_id, root, fallback, "words")
             raise
-        await self._write(store, session_id, title or fallback, by)
+        await self._write(store, session_id, root, title or fallback, by)
 
     async def _ask_model(self, question: str, answer: str) -> str:
         timeout = float(self.config.sessions.title_timeout)
@@ -138,11 +144,11 @@ class SessionTitler:
         session = await store.get_session(session_id)
         return session is None or bool(session.title)
 
-    async def _write(self, store: Any, session_id: str, title: str, by: str) -> None:
-        if not title.strip() or await self._titled(store, session_id):  # `/title` may have come first
+    async def _write(self, store: Any, session_id: str, root: str, title: str, by: str) -> None:
+        if not title.strip() or await self._titled(store, root):  # `/title` may have come first
             return
         try:
-            written = await store.set_unique_title(session_id, title)
+            written = await store.set_unique_title(root, title)
         except Exception as exc:  # locked, read-only: the session stays untitled, the work goes on
             log.warning("session %s was not titled: %s", session_id, exc)
             return

@@ -212,8 +212,8 @@ class SlashCommands:
             self._say_title()
             return
         set_title = getattr(self.agent, "set_title", None) if self.agent is not None else None
-        if set_title is None:
-            why = self.agent_problem or "this agent cannot name its session"
+        if set_title is None:  # no agent yet (or one that keeps no sessions)
+            why = self.agent_problem or "this agent keeps no sessions to name"
             self._say(f"/title needs the agent: {why}.", "warning")
             return
         self._set_title(set_title, name)

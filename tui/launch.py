@@ -26,6 +26,12 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         description="Open the workstation (subcommands run headless: `hws --help` lists them).",
     )
     parser.add_argument("--home", metavar="PATH", help="use this home instead of $HERMES_HOME")
+    add_workstation_options(parser)
+    return parser.parse_args(list(argv))
+
+
+def add_workstation_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """The options of `hws` without a subcommand (`--home` aside, which the subcommands share)."""
     parser.add_argument(
         "--scripted",
         action="store_true",
@@ -41,10 +47,22 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         "--resume", metavar="SESSION", help="go on with a past session (its id, an id prefix or its title)"
     )
     going_on.add_argument(
-        "-c", "--continue", dest="continue_last", action="store_true", help="go on with the latest session"
+        "-c",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="go on with the most recent session",
     )
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
-    return parser.parse_args(list(argv))
+
+
+def print_help() -> None:
+    """`hws --help`: the workstation's own options, then the headless subcommands."""
+    from engine.cli import build_parser
+
+    parser = build_parser()
+    add_workstation_options(parser.add_argument_group("open the workstation (no COMMAND)"))
+    parser.print_help()
 
 
 class _VersionAction(argparse.Action):
@@ -84,7 +102,9 @@ def launch(argv: Sequence[str]) -> int:
             print(exc, file=sys.stderr)
             return 2
         if args.continue_last:
-            found, problem = most_recent_session(home, config)
+            from engine.sessions.latest import most_recent_session
+
+            found, problem = most_recent_session(home, config, "hws")
             if found is None:
                 print(problem, file=sys.stderr)
                 return 2
@@ -104,30 +124,6 @@ def launch(argv: Sequence[str]) -> int:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     exit_after_crash(code)
-
-
-def most_recent_session(home, config) -> tuple[str | None, str]:  # type: ignore[no-untyped-def]
-    """The session `hws -c` goes on with, or None and the sentence that says why there is none."""
-    import asyncio
-
-    from engine.sessions.errors import StoreError
-    from engine.sessions.store import SessionStore
-
-    async def find() -> str | None:
-        store = await SessionStore.open(home.state_db, settings=config.sessions, read_only=True)
-        try:
-            return await store.most_recent_session()
-        finally:
-            await store.close()
-
-    none_yet = f"There is no past session in {home.root} to continue yet; `hws` starts one."
-    if not home.state_db.exists() or home.state_db.stat().st_size == 0:
-        return None, none_yet
-    try:
-        found = asyncio.run(find())
-    except StoreError as exc:
-        return None, f"Cannot continue the most recent session: {exc}"
-    return (found, "") if found else (None, none_yet)
 
 
 class WorkstationCrashed(Exception):

@@ -233,9 +233,12 @@ class HistoryReader:
         return parent.id
 
     async def session_title(self, session_id: str) -> str:
-        """A session's title ("" when it has none, or there is no database yet)."""
+        """The title of a session's conversation, kept on its first session ("" when it has none, or
+        there is no database yet)."""
         store = await self.store()
-        session = await store.get_session(session_id) if store is not None else None
+        if store is None:
+            return ""
+        session = await store.get_session(await store.lineage_root(session_id))
         return str(session.title or "") if session is not None else ""
 
     async def last_user_message(self, session_id: str, text: str) -> int | None:

@@ -1,7 +1,8 @@
 """`hws run "PROMPT"`: one turn of the agent, headless — the answer on stdout, tool calls on stderr.
 
 `--json` prints every event (the turn's and the background review's) as one JSON line with its
-`session_id`; `--session ID` continues a session (at the newest child of its compression chain);
+`session_id`; `--session ID|TITLE` continues a session (at the newest child of its compression
+chain) and `-c` the most recent one;
 `--scripted` (or `--scenario NAME|FILE`) answers from the scripted model server, started in this
 process, instead of the configured model. The process exits after any background review of the turn
 has finished.
@@ -36,7 +37,13 @@ def register(sub: Any) -> None:
         ),
     )
     parser.add_argument("prompt", nargs="?", help="the message; '-' or nothing reads it from stdin")
-    parser.add_argument("--session", metavar="ID", help="continue this session (an id or unique prefix)")
+    going_on = parser.add_mutually_exclusive_group()
+    going_on.add_argument(
+        "--session", metavar="SESSION", help="continue this session (its id, an id prefix or its title)"
+    )
+    going_on.add_argument(
+        "-c", "--continue", dest="continue_last", action="store_true", help="continue the most recent session"
+    )
     parser.add_argument("--json", action="store_true", help="print every event as a JSON line instead")
     parser.add_argument("--yolo", action="store_true", help="run destructive commands without asking")
     parser.add_argument(
@@ -91,6 +98,13 @@ def run(args: argparse.Namespace) -> int:
 
     home, config = open_home(args)
     text = _prompt_text(args)
+    if args.continue_last:
+        from engine.sessions.latest import most_recent_session
+
+        found, problem = most_recent_session(home, config, 'hws run "PROMPT"')
+        if found is None:
+            fail(problem, EXIT_USAGE)
+        args.session = found
     cwd = Path(args.cwd).resolve() if args.cwd else None
     if cwd is not None and not cwd.is_dir():
         fail(f"--cwd {args.cwd} is not a folder.")
@@ -319,6 +333,8 @@ class TextPrinter:
                 self.note(f"┊ {data['note']}")
         elif kind == "conversation_too_large":
             self.note(f"{'note' if data['fits'] else 'warning'}: {data['message']}")
+        elif kind == "session_titled":
+            self.note(f"┊ title     “{data['title']}” (by {data['by']})")
         elif kind == "session_changed":
             self.note(f"┊ session   now {event.session_id} ({data['reason']})")
         elif kind == "turn_finished":

@@ -20,7 +20,7 @@ def register(sub: Any) -> None:
     listing.set_defaults(handler=run_list)
 
     show = commands.add_parser("show", help="one session's details and messages")
-    show.add_argument("id", help="session id (or a unique prefix of one)")
+    show.add_argument("id", help="session id, a unique prefix of one, or its title")
     show.add_argument("--json", action="store_true", help="print as JSON")
     show.set_defaults(handler=run_show)
 
@@ -32,7 +32,7 @@ def register(sub: Any) -> None:
     search.set_defaults(handler=run_search)
 
     export = commands.add_parser("export", help="a session as Markdown")
-    export.add_argument("id", help="session id (or a unique prefix of one)")
+    export.add_argument("id", help="session id, a unique prefix of one, or its title")
     export.add_argument("--lineage", action="store_true", help="the whole compression chain it belongs to")
     export.set_defaults(handler=run_export)
 
@@ -112,11 +112,11 @@ async def _resolve(store: Any, session_id: str) -> Any:
     if store is None:
         fail("There are no sessions yet (no state.db in this home).", EXIT_REFUSED)
     try:
-        return await store.require_session(session_id)
+        return await store.find_session(session_id)
     except SessionNotFound:
         fail(
-            f"No single session matches {session_id!r} (none, or several share that prefix); "
-            "`hws sessions list` shows the ids.",
+            f"No single session matches {session_id!r} (no id, id prefix or title, or several share that "
+            "prefix); `hws sessions list` shows the ids and titles.",
             EXIT_REFUSED,
         )
 

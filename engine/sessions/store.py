@@ -457,22 +457,25 @@ class SessionStore(LineageMixin):
         return session
 
     async def find_session(self, reference: str) -> SessionRecord:
-        """The session a person names: its id, a unique id prefix, or its title (in any case, when
-        only one session has it); SessionNotFound otherwise."""
-        try:
-            return await self.require_session(reference)
-        except SessionNotFound:
-            pass
+        """The session a person names: its id, its title, a unique id prefix, or its title in another
+        case (when only one session has it), in that order; SessionNotFound otherwise."""
+        session = await self.get_session(reference)
+        if session is not None:
+            return session
         title = sanitize_title(reference, truncate=True)
         if title:
             rows = await self._fetch("SELECT id FROM sessions WHERE title = ?", (title,))
-            if not rows:
-                rows = await self._fetch(
-                    "SELECT id FROM sessions WHERE lower(title) = lower(?) LIMIT 2", (title,)
-                )
-            session = await self.get_session(rows[0][0]) if len(rows) == 1 else None
-            if session is not None:
-                return session
+            if rows:
+                return await self.require_session(rows[0][0])
+        resolved = await self.resolve_session_id(reference)
+        if resolved:
+            return await self.require_session(resolved)
+        if title:
+            rows = await self._fetch(
+                "SELECT id FROM sessions WHERE lower(title) = lower(?) LIMIT 2", (title,)
+            )
+            if len(rows) == 1:
+                return await self.require_session(rows[0][0])
         raise SessionNotFound(f"No session has the id, id prefix or title {reference!r} in {self.path}.")
 
     async def get_system_prompt(self, session_id: str) -> str | None:
