@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.atomic import WriteError, content_hash, describe_os_error
+from engine.atomic import WriteError, describe_os_error
 from engine.config import Config, load_config
 from engine.home import Home
 from engine.journal import Journal, JournalEntry, JournalError, blob_hash
@@ -36,6 +36,7 @@ from engine.memory_format import (
     write_memory_file,
 )
 from engine.redact import home_redactor
+from engine.self_writes import content_hash
 from engine.threats import first_threat_message
 from engine.write_approval import gate_on, stage_memory
 

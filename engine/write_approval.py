@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.atomic import WriteError, content_hash
+from engine.atomic import WriteError
 from engine.memory_format import FILES, parse_entries
+from engine.self_writes import content_hash
 from engine.staged_writes import ORIGIN_OF, SUBSYSTEMS, StagedError, StagedWrite, StagedWrites
 
 if TYPE_CHECKING:

@@ -307,7 +307,8 @@ def trim_to_turns(records: list[Any], direction: str, more: bool) -> list[Any]:
 def history_items(records: list[MessageRecord], width: int, preview_chars: int) -> list[HistoryItem]:
     """Stored messages as transcript items: user lines, laid-out replies, tool calls with results."""
     from engine import events
-    from engine.compression.summary_message import looks_like_summary, split_summary
+    from engine.compression.messages import looks_like_summary
+    from engine.compression.summary_message import split_summary
     from widgets.transcript_blocks import reply_strips
 
     items: list[HistoryItem] = []

@@ -31,7 +31,8 @@ __getattr__, __dir__ = lazy_names(
     __name__,
     {
         "context": "ApprovalRequest Decision SessionState TodoItem ToolContext deny_all drop_event",
-        "registry": "Tool ToolError ToolOutcome ToolRegistry ToolResult parse_arguments",
+        "errors": "ToolError",
+        "registry": "Tool ToolOutcome ToolRegistry ToolResult parse_arguments",
     },
 )
 
@@ -43,8 +44,8 @@ if TYPE_CHECKING:
     from engine.tools.context import ToolContext as ToolContext
     from engine.tools.context import deny_all as deny_all
     from engine.tools.context import drop_event as drop_event
+    from engine.tools.errors import ToolError as ToolError
     from engine.tools.registry import Tool as Tool
-    from engine.tools.registry import ToolError as ToolError
     from engine.tools.registry import ToolOutcome as ToolOutcome
     from engine.tools.registry import ToolRegistry as ToolRegistry
     from engine.tools.registry import ToolResult as ToolResult

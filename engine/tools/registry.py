@@ -15,16 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.tools.context import ToolContext
+from engine.tools.errors import ToolError
 from engine.tools.output import Limits, cap_json, cap_text, dumps
 from engine.tools.preview import default_detail, default_summary, format_call, one_line
 from engine.tools.validate import validate
 
 Handler = Callable[[dict[str, Any], ToolContext], Awaitable[Any]]
 CallPreview = Callable[[Mapping[str, Any], int], str]
-
-
-class ToolError(Exception):
-    """A failure the model should read: the message goes back to it as the error result."""
 
 
 @dataclass(frozen=True)
