@@ -224,7 +224,7 @@ def knowledge_tools() -> tuple[Tool, ...]:
 
 def agent_registry() -> ToolRegistry:
     """Every tool the agent offers: its knowledge tools first, then the tool layer's built-ins."""
-    from engine.tools import default_registry
+    from engine.tools.registry import default_registry
 
     registry = ToolRegistry(knowledge_tools())
     for tool in default_registry():
