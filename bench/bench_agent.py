@@ -104,8 +104,8 @@ async def _agent_turns(base_url: str, home_root: Path, texts: list[str]) -> tupl
     from engine.agent import Agent
     from engine.config import load_config
     from engine.home import Home
-    from engine.llm import ModelSettings
     from engine.llm.direct import DirectLLMClient
+    from engine.llm.settings import ModelSettings
 
     home = Home.resolve(home_root).ensure()
     client = DirectLLMClient(ModelSettings(base_url=base_url, model="scripted"))

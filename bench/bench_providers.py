@@ -12,8 +12,8 @@ from bench.common import Figure, Options, median, temp_home, time_ms
 from engine.config import load_config
 from engine.home import Home
 from engine.providers.base import MirroredMessage
-from engine.providers.honcho_testserver import HonchoTestServer
 from engine.providers.host import ProviderHost
+from tests.support.honcho_server import HonchoTestServer
 
 
 def _host(root: object, url: str) -> ProviderHost:

@@ -60,12 +60,15 @@ from engine.prompt import SystemPrompt
 from engine.redact import StreamRedactor, home_redactor, redact_event
 from engine.session_title import SessionTitler
 from engine.tool_loop import assistant_entry, tool_entry
-from engine.tools import ApprovalRequest, Decision, ToolContext, ToolError, ToolRegistry, parse_arguments
+from engine.tools.context import ApprovalRequest, Decision, ToolContext
+from engine.tools.errors import ToolError
+from engine.tools.registry import ToolRegistry, parse_arguments
 
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
-    from engine.llm import AssistantMessage, LLMClient, StreamCall, TokenUsage, ToolCall
+    from engine.llm.chunks import AssistantMessage, TokenUsage, ToolCall
+    from engine.llm.client import LLMClient, StreamCall
 
 log = logging.getLogger(__name__)
 
@@ -112,8 +115,8 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         on_background: EventCallback | None = None,
         exact_tokens: bool = True,
     ) -> None:
-        from engine.llm import SettingsError
         from engine.llm.direct import DirectLLMClient
+        from engine.llm.settings import SettingsError
 
         self.home = home
         self.config = config
@@ -315,7 +318,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         except Exception as exc:
             failed = True
             state.call = None  # a reply that failed for good is not kept, only what completed before it
-            from engine.llm import LLMError
+            from engine.llm.errors import LLMError
             from engine.sessions.errors import StoreError
 
             if isinstance(exc, LLMError):
@@ -434,7 +437,8 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         return head + history
 
     async def _call_model(self, state: _TurnState, layer: str | None) -> AssistantMessage:
-        from engine.llm import ContextLengthError, FinishChunk, ReasoningChunk, RetryChunk, TextChunk
+        from engine.llm.chunks import FinishChunk, ReasoningChunk, RetryChunk, TextChunk
+        from engine.llm.errors import ContextLengthError
 
         compressed_for_overflow = False
         while True:

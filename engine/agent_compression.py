@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from engine.home import Home
     from engine.oversized import FittedMessage, OversizedMessage
     from engine.prompt import SystemPrompt
-    from engine.tools import ToolContext, ToolRegistry
+    from engine.tools.context import ToolContext
+    from engine.tools.registry import ToolRegistry
 
 
 class CompressionMixin:
@@ -56,7 +57,7 @@ class CompressionMixin:
         if not self.config.compression.enabled:
             return None
         try:
-            from engine.compression import Compressor  # type: ignore[import-not-found,unused-ignore]
+            from engine.compression.compressor import Compressor  # type: ignore[import-not-found,unused-ignore]
         except ImportError:
             return None
         return Compressor(
@@ -79,7 +80,7 @@ class CompressionMixin:
 
     async def context_window(self) -> int:
         if self._window is None:
-            from engine.llm import LLMError
+            from engine.llm.errors import LLMError
 
             try:
                 self._window = (await self.client.context_length()).tokens

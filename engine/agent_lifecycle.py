@@ -20,7 +20,7 @@ from engine.events import Event, SessionChanged, Status
 from engine.guarded_settings import GuardedWatch
 from engine.nudges import NudgeTracker
 from engine.prompt_build import tool_schema_tokens
-from engine.tools import ToolContext
+from engine.tools.context import ToolContext
 
 log = logging.getLogger("engine.agent")
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
     from engine.prompt import SystemPrompt
-    from engine.tools import ToolRegistry
+    from engine.tools.registry import ToolRegistry
 
 
 @dataclass

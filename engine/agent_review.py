@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from engine.home import Home
     from engine.nudges import Nudge
     from engine.prompt import SystemPrompt
-    from engine.tools import ToolRegistry
+    from engine.tools.registry import ToolRegistry
 
 log = logging.getLogger("engine.agent")
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import hashlib
 import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from engine import self_writes
 
 
 class WriteError(Exception):
@@ -138,8 +139,6 @@ def _read_fd(fd: int) -> bytes:
 
 def _note_self_write(path: Path, data: bytes) -> None:
     """Tell the self-write registry (read by the workstation's file watcher) before the rename lands."""
-    from engine import self_writes  # imported late: it imports this module
-
     self_writes.note(path, data)
 
 
@@ -174,10 +173,3 @@ def file_lock(target: Path) -> Iterator[None]:
         with contextlib.suppress(OSError):
             fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
-
-
-def content_hash(data: bytes | str) -> str:
-    """A short, stable fingerprint of file content (used to recognise our own writes)."""
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    return hashlib.sha256(data).hexdigest()[:16]

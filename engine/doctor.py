@@ -402,8 +402,7 @@ def check_config(home: Home) -> tuple[Config | None, list[Finding]]:
             Finding("config", WARNING, "no model is configured: the agent cannot answer", "run `hws setup`")
         )
         return config, findings
-    from engine.llm import SettingsError, model_settings
-    from engine.llm.settings import PLACEHOLDER_KEY
+    from engine.llm.settings import PLACEHOLDER_KEY, SettingsError, model_settings
 
     try:
         settings = model_settings(config)

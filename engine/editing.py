@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine import edit_checks
-from engine.atomic import content_hash
+from engine.self_writes import content_hash
 
 if TYPE_CHECKING:
     from engine.config import Config

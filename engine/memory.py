@@ -16,9 +16,9 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from engine.atomic import WriteError, content_hash, describe_os_error
+from engine.atomic import WriteError, describe_os_error
 from engine.config import Config, load_config
 from engine.home import Home
 from engine.journal import Journal, JournalEntry, JournalError, blob_hash
@@ -26,6 +26,7 @@ from engine.memory_format import (
     DELIMITER,
     FILES,
     TARGETS,
+    MemoryRefused,
     apply_operation,
     char_count,
     parse_entries,
@@ -35,12 +36,11 @@ from engine.memory_format import (
     usage_text,
     write_memory_file,
 )
+from engine.memory_snapshot import MemorySnapshot
 from engine.redact import home_redactor
+from engine.self_writes import content_hash
 from engine.threats import first_threat_message
-from engine.write_approval import gate_on, stage_memory
-
-if TYPE_CHECKING:
-    from engine.memory_snapshot import MemorySnapshot
+from engine.write_staging import gate_on, stage_memory
 
 JOURNAL_KIND = "memory"
 WRITE_ATTEMPTS = 5  # reads and redos of one change while the file is being edited by hand
@@ -49,14 +49,6 @@ DONE_NOTE = "Write saved. This update is complete — do not repeat it."
 
 def _error(message: str, **extra: Any) -> dict[str, Any]:
     return {"success": False, "error": message, **extra}
-
-
-class MemoryRefused(Exception):
-    """A write the store refuses; carries the tool's error result."""
-
-    def __init__(self, result: dict[str, Any]) -> None:
-        super().__init__(result["error"])
-        self.result = result
 
 
 @dataclass(frozen=True)
@@ -635,8 +627,6 @@ class Memory:
 
     def load_snapshot(self) -> MemorySnapshot:
         """Read both files once and freeze what the system prompt will show for this session."""
-        from engine.memory_snapshot import MemorySnapshot
-
         return MemorySnapshot.load(self.stores, int(self.config.memory.snapshot_min_chars))
 
     def start_turn(self) -> None:

@@ -10,6 +10,16 @@ from engine.atomic import Changed, compare_and_replace, replace_with
 DELIMITER = "\n§\n"
 FILES = {"memory": "MEMORY.md", "user": "USER.md"}
 TARGETS = tuple(FILES)
+
+
+class MemoryRefused(Exception):
+    """A write the store refuses; carries the tool's error result."""
+
+    def __init__(self, result: dict[str, Any]) -> None:
+        super().__init__(result["error"])
+        self.result = result
+
+
 PREVIEW_CHARS = 80
 
 

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from engine.memory import MemoryRefused, MemoryStore
-from engine.memory_format import DELIMITER, FILES, percent
+from engine.memory_format import DELIMITER, FILES, MemoryRefused, percent
 from engine.threats import pattern_ids
+
+if TYPE_CHECKING:
+    from engine.memory import MemoryStore
 
 SEPARATOR = "═" * 46
 HEADERS = {"memory": "MEMORY (your personal notes)", "user": "USER PROFILE (who the user is)"}

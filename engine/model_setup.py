@@ -188,8 +188,9 @@ def check_endpoint(config: Config, timeout: float | None = None) -> EndpointChec
 async def check_endpoint_async(config: Config, timeout: float | None = None) -> EndpointCheck:
     from dataclasses import replace
 
-    from engine.llm import LLMError, SettingsError, model_settings
     from engine.llm.direct import DirectLLMClient
+    from engine.llm.errors import LLMError
+    from engine.llm.settings import SettingsError, model_settings
 
     try:
         settings = model_settings(config)

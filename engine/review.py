@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from engine.nudges import NOTHING_TO_SAVE, Nudge, review_prompt
 from engine.tool_loop import STOP_ERROR, STOP_MAX_ITERATIONS, ToolLoopResult, run_tool_loop
-from engine.tools import ToolContext, ToolRegistry, deny_all
+from engine.tools.context import ToolContext, deny_all
+from engine.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.events import Event
     from engine.home import Home
-    from engine.llm import LLMClient
+    from engine.llm.client import LLMClient
 
 REVIEW_TOOLS = ("memory", "skills_list", "skill_view", "skill_manage")
 WHO = "review"

@@ -8,12 +8,11 @@ and a later external write that happens to restore the same bytes is not mistake
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections import OrderedDict, deque
 from pathlib import Path
-
-from engine.atomic import content_hash
 
 ABSENT = "absent"
 """The fingerprint of a file that does not exist (noted for deletions)."""
@@ -24,6 +23,13 @@ HASHES_PER_PATH = 8  # writes to one path that may land between two looks of the
 def key_of(path: Path | str) -> str:
     """One spelling per file: absolute, with symlinked folders resolved (the watcher sees real paths)."""
     return os.path.realpath(os.fspath(path))
+
+
+def content_hash(data: bytes | str) -> str:
+    """A short, stable fingerprint of file content (used to recognise our own writes)."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 class SelfWrites:

@@ -11,8 +11,9 @@ import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.atomic import WriteError, atomic_write_text, content_hash, describe_os_error, file_lock
+from engine.atomic import WriteError, atomic_write_text, describe_os_error, file_lock
 from engine.journal import Journal, JournalEntry, JournalError, blob_hash
+from engine.self_writes import content_hash
 from engine.threats import Finding, scan
 
 if TYPE_CHECKING:

@@ -22,10 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.tools import ToolContext, ToolOutcome, ToolRegistry
+from engine.tools.context import ToolContext
+from engine.tools.registry import ToolOutcome, ToolRegistry
 
 if TYPE_CHECKING:
-    from engine.llm import AssistantMessage, LLMClient, LLMError, RetryChunk, TokenUsage, ToolCall
+    from engine.llm.chunks import AssistantMessage, RetryChunk, TokenUsage, ToolCall
+    from engine.llm.client import LLMClient
+    from engine.llm.errors import LLMError
 
 STOP_ANSWERED = "answered"  # the model replied without tool calls
 STOP_MAX_ITERATIONS = "max_iterations"  # it still called tools when the cap was reached
@@ -131,7 +134,7 @@ async def run_tool_loop(
     `messages` is not modified. It stops when the model answers without tool calls, after
     `max_iterations` model calls, or when a call fails for good (`LLMError`, kept in the result).
     """
-    from engine.llm import LLMError
+    from engine.llm.errors import LLMError
 
     result = ToolLoopResult()
     schemas = registry.schemas() or None

@@ -14,123 +14,19 @@ taken from the record, so what the person approves is what is written.
 from __future__ import annotations
 
 import difflib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.atomic import WriteError, content_hash
 from engine.memory_format import FILES, parse_entries
-from engine.staged_writes import ORIGIN_OF, SUBSYSTEMS, StagedError, StagedWrite, StagedWrites
+from engine.self_writes import content_hash
+from engine.staged_writes import SUBSYSTEMS, StagedError, StagedWrite, StagedWrites
+from engine.write_staging import file_hash, relative_to_home, short
 
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
     from engine.memory import DiskState, Memory, MemoryStore
-    from engine.skills.tools import SkillTools
-
-ABSENT = "absent"  # the base of a file that did not exist when the write was staged
-SUMMARY_CHARS = 200
-SKILL_FIELDS = (  # the skill_manage arguments a record keeps (Hermes' payload)
-    "content",
-    "category",
-    "file_path",
-    "file_content",
-    "old_string",
-    "new_string",
-    "replace_all",
-    "absorbed_into",
-)
-WHERE = {
-    "memory": "the memory pane (F2), `/memory pending` or `hws memory pending`",
-    "skills": "the skills pane (F4), `/skills pending` or `hws skills pending`",
-}
-
-
-def gate_on(config: Config, subsystem: str, who: str) -> bool:
-    """Whether writes of `subsystem` by this writer wait for approval: the agent's and the review's do."""
-    section = config.memory if subsystem == "memory" else config.skills
-    return who in ORIGIN_OF and bool(section.write_approval)
-
-
-def staged_result(record: StagedWrite) -> dict[str, Any]:
-    """What the model is told: Hermes' `staged` shape, and that nothing is saved yet."""
-    return {
-        "success": True,
-        "staged": True,
-        "done": True,
-        "pending_id": record.id,
-        "message": (
-            f"Staged for approval ({record.subsystem}.write_approval is on): nothing is saved until the "
-            f"user approves it, in {WHERE[record.subsystem]}. Do not repeat this write; tell the user it "
-            "waits for their approval."
-        ),
-    }
-
-
-def _not_staged(exc: Exception) -> dict[str, Any]:
-    return {
-        "success": False,
-        "error": f"The write could not be staged for approval ({exc}); nothing was saved.",
-    }
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
-
-
-# ── memory ───────────────────────────────────────────────────────────────────────────────────────
-
-
-def memory_payload(args: dict[str, Any], target: str) -> dict[str, Any]:
-    """The call as Hermes stages it: one action, or a batch of operations."""
-    operations = args.get("operations")
-    if operations:
-        return {"action": "batch", "target": target, "operations": operations}
-    return {
-        "action": args.get("action"),
-        "target": target,
-        "content": args.get("content"),
-        "old_text": args.get("old_text"),
-    }
-
-
-def memory_summary(payload: dict[str, Any]) -> str:
-    label = "user profile" if payload.get("target") == "user" else "memory"
-    action = payload.get("action")
-    if action == "add":
-        return _short(f"add to {label}: {payload.get('content') or ''}")
-    if action == "replace":
-        return _short(f"replace in {label}: {payload.get('old_text') or ''} → {payload.get('content') or ''}")
-    if action == "remove":
-        return _short(f"remove from {label}: {payload.get('old_text') or ''}")
-    count = len(payload.get("operations") or [])
-    return _short(f"apply {count} change{'s' if count != 1 else ''} to {label}")
-
-
-def stage_memory(memory: Memory, store: MemoryStore, args: dict[str, Any]) -> dict[str, Any]:
-    """The memory tool with the gate on: the write is worked out, then staged instead of made."""
-    preview = store.apply(args, dry_run=True)
-    if not preview.get("success") or "after" not in preview:
-        return preview  # an error, or a write that changes nothing (a duplicate add): said as it is
-    before, after = str(preview["before"]), str(preview["after"])
-    kept = set(parse_entries(after))
-    removes = tuple(e for e in parse_entries(before) if e not in kept)
-    payload = memory_payload(args, store.target)
-    try:
-        record = StagedWrites(memory.home).stage(
-            "memory",
-            payload,
-            summary=memory_summary(payload),
-            origin=ORIGIN_OF[memory.who],
-            session_id=memory.session_id,
-            base={store.rel_path: content_hash(before)},
-            removes=removes,
-        )
-    except (WriteError, OSError) as exc:
-        return _not_staged(exc)
-    return staged_result(record)
 
 
 def _memory_args(payload: dict[str, Any]) -> dict[str, Any]:
@@ -158,7 +54,7 @@ def _memory_conflict(record: StagedWrite, rel: str) -> Any:
             "conflict": True,
             "error": (
                 f"{Path(rel).name} changed since write {record.id} was staged: approving it now would "
-                f"also remove or replace {_short(lost[0])!r}. Nothing was written; reject it (the agent "
+                f"also remove or replace {short(lost[0])!r}. Nothing was written; reject it (the agent "
                 "can ask again once it has read the file as it is now)."
             ),
         }
@@ -179,58 +75,13 @@ def _memory_store(home: Home, config: Config, record: StagedWrite) -> tuple[Memo
 # ── skills ───────────────────────────────────────────────────────────────────────────────────────
 
 
-def skill_payload(args: dict[str, Any]) -> dict[str, Any]:
-    payload = {"action": args.get("action"), "name": args.get("name")}
-    payload.update({k: args[k] for k in SKILL_FIELDS if args.get(k) is not None})
-    return payload
-
-
-def _rel(home: Home, path: Path) -> str:
-    return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(home.root))).as_posix()
-
-
-def _file_hash(path: Path) -> str:
-    try:
-        return content_hash(path.read_bytes())
-    except FileNotFoundError:
-        return ABSENT
-    except IsADirectoryError:
-        return "folder"
-
-
-def stage_skill(tools: SkillTools, args: dict[str, Any]) -> dict[str, Any]:
-    """skill_manage with the gate on: the call is checked and worked out, then staged instead of made."""
-    from engine.skills.plan import plan_change
-
-    plan = plan_change(tools.manager, args)
-    if isinstance(plan, dict):
-        return plan
-    home = tools.manager.home
-    base = {
-        _rel(home, path): content_hash(before) if before is not None else ABSENT
-        for path, (before, _after) in plan.files.items()
-    }
-    try:
-        record = StagedWrites(home).stage(
-            "skills",
-            skill_payload(args),
-            summary=plan.gist,
-            origin=ORIGIN_OF[tools.who],
-            session_id=tools.session_id,
-            base=base,
-        )
-    except (WriteError, OSError) as exc:
-        return _not_staged(exc)
-    return {**staged_result(record), "gist": plan.gist, "name": plan.name, "action": plan.action}
-
-
 def _skill_conflict(home: Home, record: StagedWrite) -> Any:
     if record.base is None:
         return None
 
     def check() -> dict[str, Any] | None:
         for rel, digest in record.base.items():  # type: ignore[union-attr]
-            if _file_hash(home.root / rel) != digest:
+            if file_hash(home.root / rel) != digest:
                 return {
                     "success": False,
                     "conflict": True,
@@ -312,7 +163,7 @@ def _review_skill(home: Home, config: Config, record: StagedWrite) -> PendingIte
         return PendingItem(record, "", conflict=conflict, error=str(plan.get("error") or ""))
     parts = []
     for path, (before, after) in plan.files.items():
-        label = _rel(home, path)
+        label = relative_to_home(home, path)
         old = (before or b"").decode("utf-8", errors="replace")
         if after is None:
             parts.append(f"--- a/{label}\n+++ /dev/null\n(file removed: {len(old.splitlines())} lines)\n")
@@ -386,11 +237,7 @@ __all__ = [
     "SUBSYSTEMS",
     "PendingItem",
     "approve",
-    "gate_on",
     "pending",
     "reject",
     "review",
-    "stage_memory",
-    "stage_skill",
-    "staged_result",
 ]

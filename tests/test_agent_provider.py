@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from engine.providers.honcho_testserver import HonchoTestServer
 from tests.agent_support import WAIT, make_rig, serve, stored_messages
 from tests.provider_support import write_config
+from tests.support.honcho_server import HonchoTestServer
 
 
 async def test_the_provider_layer_reaches_the_next_user_message_and_never_the_system_prompt(

@@ -16,8 +16,8 @@ from engine.compression.messages import wire
 from engine.events import CompressionPhase, MemoryWritten, Status
 from engine.home import Home
 from engine.memory import Memory
-from engine.model_server import ScriptedModelServer
-from engine.sessions import SessionStore
+from engine.model_server.server import ScriptedModelServer
+from engine.sessions.store import SessionStore
 from engine.skills.tools import SkillTools
 from engine.tools.knowledge import agent_registry
 from tests.agent_support import make_rig, of_type, stored_messages, write_config

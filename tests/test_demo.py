@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from engine.demo import DemoError, builtin_demos, load_demo, parse_demo
+from engine.demo.script import DemoError, builtin_demos, load_demo, parse_demo
 from engine.home import Home
 from engine.journal import Journal
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from engine import editing, self_writes
-from engine.atomic import content_hash
 from engine.config import load_config
 from engine.home import Home
 from engine.journal import Journal
 from engine.memory_format import DELIMITER
+from engine.self_writes import content_hash
 from engine.skills.history import SkillHistory
 from engine.skills.library import SkillLibrary
 from engine.skills.manage import SkillManager

@@ -12,8 +12,8 @@ import honcho
 import pytest
 from honcho.api_types import PeerConfig
 
-from engine.providers import honcho_deriver
-from engine.providers.honcho_testserver import HonchoTestServer
+from tests.support import honcho_deriver
+from tests.support.honcho_server import HonchoTestServer
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from engine.providers.honcho_testserver import HonchoTestServer
 from tests.live_files_support import wait_for, watching, write_in_place
 from tests.provider_support import FAST
+from tests.support.honcho_server import HonchoTestServer
 from tests.tui_support import MODEL_CONFIG, make_app
 from tui.screens.identity import IdentityScreen
 from widgets.identity_view import IdentityPairView

@@ -17,10 +17,10 @@ from engine.config import load_config
 from engine.events import Status
 from engine.providers.base import ProviderConfigError
 from engine.providers.honcho import HonchoSettings
-from engine.providers.honcho_testserver import HonchoTestServer
 from engine.providers.host import ProviderHost
 from engine.providers.registry import active_provider_name
 from tests.provider_support import make_host, open_home, write_config
+from tests.support.honcho_server import HonchoTestServer
 
 ROOT = Path(__file__).resolve().parent.parent
 

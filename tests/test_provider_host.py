@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from engine.events import Event, Status
-from engine.providers.honcho_testserver import HonchoTestServer
 from engine.providers.host import LAYER_CACHED, ProviderHost
 from tests.provider_support import make_host
+from tests.support.honcho_server import HonchoTestServer
 
 WAIT = 10.0  # upper bound for background work in tests; never a timing assertion
 

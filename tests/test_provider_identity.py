@@ -8,8 +8,6 @@ from pathlib import Path
 import pytest
 
 from engine.home import default_soul_text
-from engine.providers import honcho_deriver
-from engine.providers.honcho_testserver import HonchoTestServer
 from engine.providers.identity import (
     build_view,
     compare,
@@ -19,6 +17,8 @@ from engine.providers.identity import (
     user_file_claims,
 )
 from tests.provider_support import make_host, open_home, write_config
+from tests.support import honcho_deriver
+from tests.support.honcho_server import HonchoTestServer
 
 WAIT = 10.0
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.home import Home
-from engine.model_server import ScriptedModelServer
+from engine.model_server.server import ScriptedModelServer
 from tests.agent_support import serve, write_config
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from engine.memory_format import DELIMITER
-from engine.providers import honcho_deriver
 from engine.providers.base import ObservedIdentity
 from engine.providers.identity import build_view
 from tests.live_files_support import wait_for
+from tests.support import honcho_deriver
 from tests.tui_support import MODEL_CONFIG, make_app
 from tui.screens.conflict import ConflictScreen
 

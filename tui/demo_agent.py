@@ -17,7 +17,7 @@ from engine import events
 
 if TYPE_CHECKING:
     from engine.agent import Agent
-    from engine.demo import DemoWorkspace
+    from engine.demo.workspace import DemoWorkspace
     from engine.prompt import SystemPrompt
 
 Sink = Callable[[events.Event], object]

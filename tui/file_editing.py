@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from textual.css.query import NoMatches
 
 from engine import editing
-from engine.atomic import content_hash
+from engine.self_writes import content_hash
 from engine.text_merge import merge_with_markers
 from widgets.file_editor import FileEditor
 

@@ -386,7 +386,8 @@ def history_items(
     never kept (an older database, Hermes' own sessions) is judged from its result's text.
     """
     from engine import events
-    from engine.compression.summary_message import looks_like_summary, split_summary
+    from engine.compression.messages import looks_like_summary
+    from engine.compression.summary_message import split_summary
     from widgets.transcript_blocks import reply_strips
 
     calls = calls or StoredCalls()

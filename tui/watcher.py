@@ -37,10 +37,9 @@ from watchdog.events import (
     FileSystemEventHandler,
 )
 
-from engine.atomic import content_hash
 from engine.external_edits import classify
 from engine.home import Home
-from engine.self_writes import REGISTRY, SelfWrites
+from engine.self_writes import REGISTRY, SelfWrites, content_hash
 
 LITTER = (".*.sw?", ".*.sw??", "*~", "4913", ".*.tmp", "*.tmp", "*.lock", "*.bak.*", ".#*", "#*#")
 NETWORK_FILE_SYSTEMS = frozenset(

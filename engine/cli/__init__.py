@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, handler: Any, redact: Callable[[str], str]) -> int:
-    from engine.cli.common import CliExit  # here, not above: engine/lazy_names.py says why
+    from engine.cli.common import CliExit  # here, not above: an __init__ importing its submodules races
 
     try:
         return int(handler(args) or 0)

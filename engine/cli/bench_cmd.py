@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,26 +29,25 @@ def register(sub: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _bench_main() -> Any:
-    """`bench.__main__.main`, from the checkout this engine runs from when it is not on the path."""
-    try:
-        from bench.__main__ import main
-    except ImportError:
-        checkout = Path(__file__).resolve().parents[2]
-        if not (checkout / "bench" / "__main__.py").is_file():
-            fail(
-                "The benchmarks live in the source tree (bench/), which this installation does not have; "
-                "run `hws bench` from a checkout of hermes-workstation.",
-                EXIT_USAGE,
-            )
-        sys.path.insert(0, str(checkout))
-        from bench.__main__ import main
-    return main
+def _checkout() -> Path:
+    """The source checkout this engine runs from; its bench/ is not installed with the package."""
+    checkout = Path(__file__).resolve().parents[2]
+    if not (checkout / "bench" / "__main__.py").is_file():
+        fail(
+            "The benchmarks live in the source tree (bench/), which this installation does not have; "
+            "run `hws bench` from a checkout of hermes-workstation.",
+            EXIT_USAGE,
+        )
+    return checkout
 
 
 def run(args: argparse.Namespace) -> int:
-    main = _bench_main()
+    """`python -m bench` in a child process, from the checkout (nothing of bench/ is imported here)."""
+    checkout = _checkout()
     argv = list(args.only)
     flags = (("--quick", args.quick), ("--large", args.large), ("--json", args.json))
     argv += [flag for flag, on in flags if on]
-    return int(main(argv) or 0)
+    environment = dict(os.environ)
+    path = environment.get("PYTHONPATH", "")
+    environment["PYTHONPATH"] = str(checkout) + (os.pathsep + path if path else "")
+    return subprocess.run([sys.executable, "-m", "bench", *argv], env=environment).returncode

@@ -143,7 +143,7 @@ def run_undo(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from engine.memory import MemoryRefused
+    from engine.memory_format import MemoryRefused
     from engine.threats import pattern_ids
 
     memory = _memory(args)

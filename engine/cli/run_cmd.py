@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from engine.config import Config
     from engine.events import Event
     from engine.home import Home
-    from engine.llm import LLMClient
-    from engine.tools import ApprovalRequest
+    from engine.llm.client import LLMClient
+    from engine.tools.context import ApprovalRequest
 
 
 def register(sub: Any) -> None:
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         server, client = _scripted_client(args.scenario or "default", home, config, args.request_log)
         aux_client = client
     else:
-        from engine.llm import SettingsError, model_settings
+        from engine.llm.settings import SettingsError, model_settings
 
         try:
             model_settings(config)
@@ -132,9 +132,11 @@ def run(args: argparse.Namespace) -> int:
 def _scripted_client(
     scenario_name: str, home: Home, config: Config, request_log: str | None = None
 ) -> tuple[Any, LLMClient]:
-    from engine.llm import ModelSettings
     from engine.llm.direct import DirectLLMClient
-    from engine.model_server import ScenarioError, ScriptedModelServer, load_scenario
+    from engine.llm.settings import ModelSettings
+    from engine.model_server.parsing import load_scenario
+    from engine.model_server.scenario import ScenarioError
+    from engine.model_server.server import ScriptedModelServer
 
     try:
         scenario = load_scenario(scenario_name)

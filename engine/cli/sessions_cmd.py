@@ -49,13 +49,13 @@ def _run(args: argparse.Namespace, work: Any) -> int:
     """Open the store of the home, run `work(store)` and close it, turning store errors into sentences."""
     import asyncio
 
-    from engine.sessions import StoreError
+    from engine.sessions.errors import StoreError
 
     home, config = open_home(args)
 
     async def main() -> int:
         from engine.redact import RedactingStream, home_redactor
-        from engine.sessions import SessionStore
+        from engine.sessions.store import SessionStore
 
         path = home.state_db
         if not path.exists():
@@ -107,7 +107,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 async def _resolve(store: Any, session_id: str) -> Any:
-    from engine.sessions import SessionNotFound
+    from engine.sessions.errors import SessionNotFound
 
     if store is None:
         fail("There are no sessions yet (no state.db in this home).", EXIT_REFUSED)

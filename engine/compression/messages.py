@@ -14,6 +14,13 @@ IMAGE_TOKENS = 1600  # what one image part is counted as (Hermes' figure)
 SUMMARY_FLAG = "_compressed_summary"
 SENTINEL_FLAG = "_flush_sentinel"
 STUB_FLAG = "_stub_result"
+# Openings of summaries written by older versions and by Hermes Agent, stripped on re-compression.
+LEGACY_PREFIXES = (
+    "[CONTEXT COMPACTION — REFERENCE ONLY]",
+    "[CONTEXT COMPACTION]",
+    "[CONTEXT SUMMARY]:",
+    "[CONTEXT SUMMARY]",
+)
 
 
 def wire(message: dict[str, Any]) -> dict[str, Any]:
@@ -92,9 +99,12 @@ def total_tokens(messages: Sequence[dict[str, Any]]) -> int:
     return sum(message_tokens(messages)) if messages else 0
 
 
-def is_summary(message: dict[str, Any]) -> bool:
-    from engine.compression.summary_message import looks_like_summary
+def looks_like_summary(text: str) -> bool:
+    head = text.lstrip()[:80]
+    return any(head.startswith(p) for p in LEGACY_PREFIXES)
 
+
+def is_summary(message: dict[str, Any]) -> bool:
     return bool(message.get(SUMMARY_FLAG)) or looks_like_summary(text_of(message.get("content")))
 
 

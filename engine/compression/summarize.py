@@ -10,8 +10,8 @@ from typing import Any
 
 from engine import tokens
 from engine.compression.fallback import fallback_summary
-from engine.compression.messages import text_of
-from engine.compression.summary_message import looks_like_summary, split_summary
+from engine.compression.messages import looks_like_summary, text_of
+from engine.compression.summary_message import split_summary
 from engine.compression.summary_prompt import summary_prompt
 from engine.compression.transcript import TranscriptLimits, render_transcript
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.compression.messages import SUMMARY_FLAG, text_of
+from engine.compression.messages import LEGACY_PREFIXES, SUMMARY_FLAG, looks_like_summary, text_of
 
 PREFIX = (
     "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns of this conversation were compacted into the "
@@ -14,13 +14,6 @@ PREFIX = (
     "kept and can be found with session_search."
 )
 SUFFIX = "--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---"
-# Openings of summaries written by older versions and by Hermes Agent, stripped on re-compression.
-LEGACY_PREFIXES = (
-    "[CONTEXT COMPACTION — REFERENCE ONLY]",
-    "[CONTEXT COMPACTION]",
-    "[CONTEXT SUMMARY]:",
-    "[CONTEXT SUMMARY]",
-)
 
 
 TASKS_HEADING = "## Task List (current, from the todo tool)"
@@ -38,11 +31,6 @@ def without_tasks(summary: str) -> str:
         return summary
     following = rest.find("\n## ")
     return (head.rstrip() + ("\n\n" + rest[following + 1 :] if following >= 0 else "")).strip()
-
-
-def looks_like_summary(text: str) -> bool:
-    head = text.lstrip()[:80]
-    return any(head.startswith(p) for p in LEGACY_PREFIXES)
 
 
 def summary_text(summary: str) -> str:

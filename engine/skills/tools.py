@@ -18,7 +18,7 @@ from engine.skills.library import SkillLibrary
 from engine.skills.manage import ACTIONS, SkillManager
 from engine.skills.tiers import SessionTiers
 from engine.skills.view import error, find_skill, view_file, view_skill
-from engine.write_approval import gate_on, stage_skill
+from engine.write_staging import gate_on, stage_skill
 
 SKILLS_LIST_SCHEMA: dict[str, Any] = {
     "name": "skills_list",

@@ -16,6 +16,7 @@ from engine.config import Config
 from engine.events import ApprovalNeeded, ApprovedBySession, Event
 from engine.home import Home
 from engine.redact import Redactor, home_redactor
+from engine.tools.errors import ToolError
 
 log = logging.getLogger(__name__)
 
@@ -108,8 +109,6 @@ class ToolContext:
 
     def resource(self, name: str) -> Any:
         """A store the agent attached; a missing one is a tool error the model can read."""
-        from engine.tools.registry import ToolError
-
         try:
             return self.resources[name]
         except KeyError:

@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import content_hash, describe_os_error
+from engine.atomic import describe_os_error
+from engine.self_writes import content_hash
 from engine.tools import paths, protected, safe_open
 from engine.tools.context import ToolContext
+from engine.tools.errors import ToolError
 from engine.tools.hidden_secrets import MISSING_HINT, refuse_hidden_secret_loss
 from engine.tools.preview import count_lines, one_line, plural, quoted
-from engine.tools.registry import Tool, ToolError, ToolResult
+from engine.tools.registry import Tool, ToolResult
 
 _LINE_PREFIX = re.compile(r"^\s*\d+\|")
 

@@ -8,7 +8,7 @@ around the secret instead.
 from __future__ import annotations
 
 from engine.redact import REDACTED, Redactor
-from engine.tools.registry import ToolError
+from engine.tools.errors import ToolError
 
 MISSING_HINT = (
     "old_string holds [REDACTED], which stands for a secret the file really holds there; "

@@ -113,7 +113,7 @@ async def _memory(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     ok = bool(result.get("success"))
     message = str(result.get("message") or result.get("error") or "")
     if result.get("staged"):
-        from engine.write_approval import memory_payload, memory_summary
+        from engine.write_staging import memory_payload, memory_summary
 
         pending_id = str(result["pending_id"])
         summary = memory_summary(memory_payload(args, target))
@@ -224,7 +224,7 @@ def knowledge_tools() -> tuple[Tool, ...]:
 
 def agent_registry() -> ToolRegistry:
     """Every tool the agent offers: its knowledge tools first, then the tool layer's built-ins."""
-    from engine.tools import default_registry
+    from engine.tools.registry import default_registry
 
     registry = ToolRegistry(knowledge_tools())
     for tool in default_registry():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from engine.context_files import is_context_file
 from engine.tools.context import Decision, ToolContext
-from engine.tools.registry import ToolError
+from engine.tools.errors import ToolError
 
 # The conventional name of the home; a path starting with it means ctx.home, wherever that is.
 HOME_ALIASES = ("~/.hermes", "$HERMES_HOME", "${HERMES_HOME}")

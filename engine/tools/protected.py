@@ -13,8 +13,8 @@ import contextlib
 
 from engine.guarded_settings import config_write_refusal, env_write_refusal
 from engine.tools.context import Decision, ToolContext
+from engine.tools.errors import ToolError
 from engine.tools.paths import ResolvedPath
-from engine.tools.registry import ToolError
 
 RULE = "protected-file"
 

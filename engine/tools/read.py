@@ -16,8 +16,9 @@ from typing import Any, BinaryIO
 
 from engine.tools import paths, safe_open
 from engine.tools.context import ToolContext
+from engine.tools.errors import ToolError
 from engine.tools.preview import one_line, plural
-from engine.tools.registry import Tool, ToolError, ToolResult
+from engine.tools.registry import Tool, ToolResult
 
 SNIFF_BYTES = 8192
 CHUNK = 1 << 20

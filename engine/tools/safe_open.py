@@ -21,7 +21,7 @@ from pathlib import Path
 
 from engine import self_writes
 from engine.atomic import describe_os_error
-from engine.tools.registry import ToolError
+from engine.tools.errors import ToolError
 
 # O_PATH: a folder that may be searched but not listed can still be walked through.
 _FOLDER_FLAGS = os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_PATH", os.O_RDONLY)

@@ -25,8 +25,9 @@ from typing import Any
 
 from engine.tools.command_env import command_environment
 from engine.tools.context import ToolContext
+from engine.tools.errors import ToolError
 from engine.tools.preview import count_lines, one_line, plural
-from engine.tools.registry import Tool, ToolError, ToolResult
+from engine.tools.registry import Tool, ToolResult
 from engine.tools.sandbox import SandboxStatus, bwrap_argv, refusal_notes, sandbox_status
 from engine.tools.terminal_approval import approve_command
 

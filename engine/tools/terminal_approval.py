@@ -14,8 +14,9 @@ from pathlib import Path
 
 from engine.tools.context import Decision, ToolContext
 from engine.tools.danger import Danger, approval_terms, find_dangers, is_read_only
+from engine.tools.errors import ToolError
 from engine.tools.preview import one_line
-from engine.tools.registry import ToolError, ToolResult
+from engine.tools.registry import ToolResult
 from engine.tools.sandbox import SandboxStatus
 
 NETWORK_SCOPE = "network for terminal commands this session"

@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.tools.context import SessionState, TodoItem, ToolContext
+from engine.tools.errors import ToolError
 from engine.tools.preview import one_line, quoted
-from engine.tools.registry import Tool, ToolError, ToolResult
+from engine.tools.registry import Tool, ToolResult
 
 STATUSES = ("pending", "in_progress", "done", "cancelled")
 _MARKS = {"pending": "[ ]", "in_progress": "[>]", "done": "[x]", "cancelled": "[-]"}

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.providers import honcho_deriver as deriver
 from engine.providers.claims import words
+from tests.support import honcho_deriver as deriver
 
 RESOURCE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,512}$")
 MAX_CONTENT_CHARS = 25_000

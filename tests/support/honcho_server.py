@@ -3,11 +3,11 @@
 Written from the requests SDK 2.7.0 actually sends (its `http/routes.py` and the bodies built in
 `client.py`, `peer.py`, `session.py`): workspaces, peers, sessions, session peers and their config,
 messages, peer context / representation / card, the dialectic `chat`, session context, search and
-queue status. State and routes live in `honcho_teststate`, representations in `honcho_deriver`.
+queue status. State and routes live in `honcho_state`, representations in `honcho_deriver`.
 Each request is recorded, and faults can be injected (stall, hold until released, HTTP errors,
 dropped connections).
 
-Run it alone for a demo: `python -m engine.providers.honcho_testserver --port 8000`.
+Run it alone for a demo: `python -m tests.support.honcho_server --port 8000`.
 Imports nothing from the UI and nothing from the SDK, so it also checks the SDK from outside.
 """
 
@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from engine.providers.honcho_teststate import (
+from tests.support.honcho_state import (
     HonchoState,
     HttpError,
     MessageRecord,

@@ -1,0 +1,1 @@
+"""Test support: fakes of the servers hws talks to and shared helpers, used by tests and bench only."""
