@@ -44,7 +44,7 @@ def auxiliary_configured(config: Config) -> bool:
 
 def first_exchange(history: Sequence[dict[str, Any]]) -> tuple[str, str] | None:
     """The first message the person wrote and the first answer with text after it (None before one)."""
-    from engine.compression.summary_message import looks_like_summary
+    from engine.compression.messages import looks_like_summary
 
     question = ""
     for message in history:
