@@ -256,9 +256,10 @@ class SkillsPane(Pane):
         if self.view.pending:
             parts += [Content.styled(f"⏸ {len(self.view.pending)} pending", "bold $warning"), " · "]
         parts.append(f"{indexed} indexed · {loaded} loaded · {files} file{'s' if files != 1 else ''}")
-        changed = sum(1 for row in self.view.rows if self._change(row))
+        # The agent's changes (a deleted skill has no row any more) and the skills edited by hand.
+        changed = set(self.changed) | {row.name for row in self.view.rows if self._change(row)}
         if changed:
-            parts.append(f" · {changed} changed")
+            parts.append(f" · {len(changed)} changed")
         self.summary = Content.assemble(*parts)
         self.brief = f"{loaded}/{indexed}"
 
