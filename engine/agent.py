@@ -57,9 +57,9 @@ from engine.history import MISSING_RESULT
 from engine.prompt.layers import SystemPrompt
 from engine.prompt.nudges import NudgeTracker
 from engine.threats.redact import StreamRedactor, home_redactor, redact_event
-from engine.tool_loop import assistant_entry, tool_entry
 from engine.tools.context import ApprovalRequest, Decision, ToolContext
 from engine.tools.errors import ToolError
+from engine.tools.loop import assistant_entry, tool_entry
 from engine.tools.registry import ToolRegistry, parse_arguments
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.prompt.nudges import NOTHING_TO_SAVE, Nudge, review_prompt
-from engine.tool_loop import STOP_ERROR, STOP_MAX_ITERATIONS, ToolLoopResult, run_tool_loop
 from engine.tools.context import ToolContext, deny_all
+from engine.tools.loop import STOP_ERROR, STOP_MAX_ITERATIONS, ToolLoopResult, run_tool_loop
 from engine.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:

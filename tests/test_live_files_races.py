@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from engine.config import load_config
+from engine.editing.external_edits import journal_external
 from engine.home import Home
 from engine.memory import format as memory_format
-from engine.memory.external_edits import journal_external
 from engine.memory.store import MemoryStore
 from engine.skills import manage
 from engine.skills.history import SkillHistory

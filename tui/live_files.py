@@ -133,7 +133,7 @@ class LiveFilesMixin:
 
     def _journal_external(self, changes: list[FileChange]) -> None:
         """On the watcher thread, before the news is posted: hand edits are journaled as `external`."""
-        from engine.memory.external_edits import journal_external
+        from engine.editing.external_edits import journal_external
 
         for change in changes:
             journal_external(self.home, self.config, change.store, change.path, change.before, change.after)
@@ -433,7 +433,7 @@ class LiveFilesMixin:
 
 
 def _skill_name(home: Any, path: Any) -> str:
-    from engine.memory.external_edits import skill_dir_for
+    from engine.editing.external_edits import skill_dir_for
 
     folder = skill_dir_for(home, path)
     return folder.name if folder is not None else ""

@@ -37,8 +37,8 @@ from watchdog.events import (
     FileSystemEventHandler,
 )
 
+from engine.editing.external_edits import classify
 from engine.home import Home
-from engine.memory.external_edits import classify
 from engine.storage.self_writes import REGISTRY, SelfWrites, content_hash
 
 LITTER = (".*.sw?", ".*.sw??", "*~", "4913", ".*.tmp", "*.tmp", "*.lock", "*.bak.*", ".#*", "#*#")

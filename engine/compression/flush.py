@@ -132,7 +132,7 @@ async def run_flush(
     """Offer the model the memory tool (and maybe skill_manage) once, and report what it saved."""
     result = FlushResult()
     try:
-        from engine.tool_loop import run_tool_loop
+        from engine.tools.loop import run_tool_loop
     except ImportError:
         result.skipped = "the tool loop is not available"
         return result

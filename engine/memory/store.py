@@ -35,7 +35,8 @@ from engine.memory.format import (
     write_memory_file,
 )
 from engine.memory.snapshot import MemorySnapshot
-from engine.pending.staging import gate_on, stage_memory
+from engine.memory.staging import stage_memory
+from engine.pending.staging import gate_on
 from engine.storage.atomic import WriteError, describe_os_error
 from engine.storage.journal import Journal, JournalEntry, JournalError, blob_hash
 from engine.storage.self_writes import content_hash

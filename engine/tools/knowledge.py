@@ -113,7 +113,7 @@ async def _memory(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     ok = bool(result.get("success"))
     message = str(result.get("message") or result.get("error") or "")
     if result.get("staged"):
-        from engine.pending.staging import memory_payload, memory_summary
+        from engine.memory.staging import memory_payload, memory_summary
 
         pending_id = str(result["pending_id"])
         summary = memory_summary(memory_payload(args, target))
