@@ -207,7 +207,7 @@ def _timed(command: list[str], env: dict[str, str], cwd: Path) -> float:
 
 def _fixed_tokens(request: dict[str, Any]) -> tuple[int, int, int, int]:
     """(tokens, system prompt chars, schema chars, tools) every call of this request's kind carries."""
-    from engine.tokens import count
+    from engine.text.tokens import count
 
     system = _system_prompt(request)
     tools = request["body"].get("tools") or []

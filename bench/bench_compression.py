@@ -28,7 +28,7 @@ from engine.config import load_config
 from engine.home import Home
 from engine.llm.client import LLMClient
 from engine.llm.settings import ModelSettings
-from engine.memory import Memory
+from engine.memory.store import Memory
 from engine.model_server.server import ScriptedModelServer
 from engine.sessions.store import SessionStore
 from engine.tools.context import ToolContext

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import Figure, Options, median, temp_home
-from engine import tokens
 from engine.config import defaults
 from engine.home import Home
+from engine.text import tokens
 from engine.tools.context import ToolContext
 from engine.tools.registry import Tool, default_registry
 

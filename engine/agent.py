@@ -55,13 +55,13 @@ from engine.events import (
 )
 from engine.guarded_settings import GuardedWatch, change_sentence
 from engine.history import MISSING_RESULT
-from engine.nudges import NudgeTracker
-from engine.prompt import SystemPrompt
-from engine.redact import StreamRedactor, home_redactor, redact_event
+from engine.prompt.layers import SystemPrompt
+from engine.prompt.nudges import NudgeTracker
 from engine.session_title import SessionTitler
-from engine.tool_loop import assistant_entry, tool_entry
+from engine.threats.redact import StreamRedactor, home_redactor, redact_event
 from engine.tools.context import ApprovalRequest, Decision, ToolContext
 from engine.tools.errors import ToolError
+from engine.tools.loop import assistant_entry, tool_entry
 from engine.tools.registry import ToolRegistry, parse_arguments
 
 if TYPE_CHECKING:

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.history import from_records
-from engine.prompt import SystemPrompt
-from engine.prompt_build import build_system_prompt, stored_prompt
+from engine.prompt.build import build_system_prompt, stored_prompt
+from engine.prompt.layers import SystemPrompt
 
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
-    from engine.memory import Memory
+    from engine.memory.store import Memory
     from engine.sessions.store import SessionStore
     from engine.skills.tools import SkillTools
 
@@ -44,9 +44,9 @@ class OpenedSession:
 
 
 async def open_store(home: Home, config: Config) -> SessionStore:
-    from engine.redact import home_redactor
     from engine.sessions.errors import StoreError
     from engine.sessions.store import SessionStore
+    from engine.threats.redact import home_redactor
 
     try:
         store = await SessionStore.open(

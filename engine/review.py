@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.nudges import NOTHING_TO_SAVE, Nudge, review_prompt
-from engine.tool_loop import STOP_ERROR, STOP_MAX_ITERATIONS, ToolLoopResult, run_tool_loop
+from engine.prompt.nudges import NOTHING_TO_SAVE, Nudge, review_prompt
 from engine.tools.context import ToolContext, deny_all
+from engine.tools.loop import STOP_ERROR, STOP_MAX_ITERATIONS, ToolLoopResult, run_tool_loop
 from engine.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def review_context(
     home: Home, config: Config, cwd: Path, session_id: str, emit: Callable[[Event], object]
 ) -> ToolContext:
     """Stores that write as `review`, an approver that declines everything, and the background sink."""
-    from engine.memory import Memory
+    from engine.memory.store import Memory
     from engine.skills.tiers import SessionTiers
     from engine.skills.tools import SkillTools
 

@@ -66,7 +66,7 @@ def first_words(text: str, words: int) -> str:
 
 
 def title_prompt(question: str, answer: str) -> list[dict[str, str]]:
-    from engine.redact import redact_shapes
+    from engine.threats.redact import redact_shapes
 
     def clip(text: str) -> str:
         text = redact_shapes(text.strip())  # keys never leave for a title

@@ -15,7 +15,7 @@ from engine.compression.flush import SENTINEL
 from engine.compression.messages import wire
 from engine.events import CompressionPhase, MemoryWritten, Status
 from engine.home import Home
-from engine.memory import Memory
+from engine.memory.store import Memory
 from engine.model_server.server import ScriptedModelServer
 from engine.sessions.store import SessionStore
 from engine.skills.tools import SkillTools

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine.doctor import ERROR, OK, WARNING, Finding, run_checks, worst
+from engine.cli.doctor import ERROR, OK, WARNING, Finding, run_checks, worst
 from engine.home import Home
 from engine.model_server.server import ScriptedModelServer
 

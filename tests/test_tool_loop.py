@@ -12,8 +12,8 @@ from engine.home import Home
 from engine.llm.client import LLMClient
 from engine.llm.settings import ModelSettings
 from engine.model_server.server import ScriptedModelServer
-from engine.tool_loop import STOP_ANSWERED, STOP_ERROR, STOP_MAX_ITERATIONS, run_tool_loop
 from engine.tools.context import ToolContext
+from engine.tools.loop import STOP_ANSWERED, STOP_ERROR, STOP_MAX_ITERATIONS, run_tool_loop
 from engine.tools.registry import Tool, ToolRegistry
 
 SYSTEM = {"role": "system", "content": "You are a test."}

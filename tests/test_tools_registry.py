@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from engine import tokens
 from engine.events import MemoryWritten
+from engine.text import tokens
 from engine.tools.context import ToolContext
 from engine.tools.errors import ToolError
 from engine.tools.output import Limits, cap_json, cap_text, keep_head_tail

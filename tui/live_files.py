@@ -20,7 +20,7 @@ from widgets.file_editor import FileEditor
 from widgets.next_session import SessionDrift
 
 if TYPE_CHECKING:
-    from engine.editing import EditTarget
+    from engine.editing.buffers import EditTarget
     from tui.file_editing import EditorController
     from tui.screens.editor import EditorScreen
 
@@ -39,7 +39,7 @@ def entry_summary(change: FileChange, width: int = 48) -> str:
     """For a memory file: the entries a change added and removed, e.g. `: + "Hates light themes"`."""
     if change.store not in ("memory", "user") or (change.after is None and change.before is None):
         return ""
-    from engine.memory_format import parse_entries
+    from engine.memory.format import parse_entries
 
     before = parse_entries(change.before or "")
     after = parse_entries(change.after or "")
@@ -133,7 +133,7 @@ class LiveFilesMixin:
 
     def _journal_external(self, changes: list[FileChange]) -> None:
         """On the watcher thread, before the news is posted: hand edits are journaled as `external`."""
-        from engine.external_edits import journal_external
+        from engine.editing.external_edits import journal_external
 
         for change in changes:
             journal_external(self.home, self.config, change.store, change.path, change.before, change.after)
@@ -253,7 +253,7 @@ class LiveFilesMixin:
 
     def _disk_layers(self) -> dict[str, str]:
         """The identity and skills index a session started now would get (blocking: call in a thread)."""
-        from engine.prompt_build import identity_layer
+        from engine.prompt.build import identity_layer
         from engine.skills.library import SkillLibrary
 
         identity = identity_layer(self.home, self.config, exact=False)
@@ -436,7 +436,7 @@ class LiveFilesMixin:
 
 
 def _skill_name(home: Any, path: Any) -> str:
-    from engine.external_edits import skill_dir_for
+    from engine.editing.external_edits import skill_dir_for
 
     folder = skill_dir_for(home, path)
     return folder.name if folder is not None else ""

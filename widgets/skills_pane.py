@@ -23,7 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.widgets.option_list import Option
 
-from engine.printable import printable
+from engine.text.printable import printable
 from widgets.gauge import format_tokens
 from widgets.pane import Pane, PaneLog
 from widgets.pending_list import PendingList, PendingRow

@@ -22,7 +22,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from engine.text_size import size_words
+from engine.text.size import size_words
 from widgets.line_selection import SelectableLines
 from widgets.markdown_render import markdown_strips
 from widgets.paste_chips import PasteLimits

@@ -194,8 +194,8 @@ async def _run_turn(
 
 async def _fitted(agent: Any, text: str, choice: str | None) -> str:
     """The message to send: as given, or as `--oversized` says when it alone does not fit the window."""
-    from engine.atomic import WriteError
-    from engine.oversized import CHOICE_HELP
+    from engine.compression.oversized import CHOICE_HELP
+    from engine.storage.atomic import WriteError
 
     found = await agent.oversized(text)
     if found is None:

@@ -54,8 +54,8 @@ def _run(args: argparse.Namespace, work: Any) -> int:
     home, config = open_home(args)
 
     async def main() -> int:
-        from engine.redact import RedactingStream, home_redactor
         from engine.sessions.store import SessionStore
+        from engine.threats.redact import RedactingStream, home_redactor
 
         path = home.state_db
         if not path.exists():

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from engine.atomic import atomic_write_text
 from engine.config import Config, ConfigError, load_config
 from engine.demo.script import PROJECT_DIR, DemoError, DemoScript
 from engine.home import Home, HomeError, resolve_home_path
+from engine.storage.atomic import atomic_write_text
 
 if TYPE_CHECKING:
     from engine.llm.client import LLMClient

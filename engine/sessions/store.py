@@ -30,7 +30,6 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from engine.config_schema import SCHEMA
-from engine.redact import Redactor
 from engine.sessions import open_files, opening, schema, upkeep
 from engine.sessions.errors import SessionNotFound, StoreCorrupt, StoreError, StoreReadOnly, TitleConflict
 from engine.sessions.fts import FtsIndex, SearchFilters
@@ -57,6 +56,7 @@ from engine.sessions.records import (
 )
 from engine.sessions.search import Searcher, SearchResult
 from engine.sessions.text import DB_ERRORS, tolerant_text
+from engine.threats.redact import Redactor
 
 T = TypeVar("T")
 
