@@ -444,7 +444,7 @@ def _skill_name(home: Any, path: Any) -> str:
 
 def _skill_dirs(home: Any, changes: list[FileChange]) -> list[str]:
     """The skill folders (as paths) that changed files belong to."""
-    from engine.external_edits import skill_dir_for
+    from engine.editing.external_edits import skill_dir_for
 
     folders = (skill_dir_for(home, change.path) for change in changes)
     return [str(folder) for folder in folders if folder is not None]
