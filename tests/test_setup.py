@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import pty
 import select
+import shlex
 import stat
 import subprocess
 import sys
@@ -161,6 +162,38 @@ def test_setup_with_flags_writes_and_checks(hermes_home: Path, server: ScriptedM
     assert result.returncode == 0, result.stderr
     assert "✓ tiny at" in result.stdout and "Start the workstation with: hws" in result.stdout
     assert load_config(hermes_home).model.base_url == server.base_url
+
+
+def _start_line(stdout: str) -> str:
+    (line,) = [line for line in stdout.splitlines() if line.startswith("Start the workstation with: ")]
+    return line.removeprefix("Start the workstation with: ")
+
+
+def test_setup_on_another_home_says_the_command_that_opens_it(
+    hermes_home: Path, tmp_path: Path, server: ScriptedModelServer
+) -> None:
+    other = tmp_path / "work homes" / "it's mine"
+    flags = ("--provider", "vllm", "--base-url", server.base_url, "--model", "tiny", "--yes")
+    result = hws("--home", str(other), "setup", *flags, home=hermes_home)
+    assert result.returncode == 0, result.stderr
+    command = shlex.split(_start_line(result.stdout))
+    assert command == ["hws", "--home", str(other)], "the shell reads back the very home that was set up"
+    assert load_config(other).model.base_url == server.base_url
+
+    result = hws("setup", *flags, home=hermes_home)  # $HERMES_HOME for this one command
+    assert shlex.split(_start_line(result.stdout)) == ["hws", "--home", str(hermes_home)]
+
+    default_home = Path(os.environ["HOME"]) / ".hermes"  # the test's own HOME, never the real one
+    env = {k: v for k, v in os.environ.items() if k != "HERMES_HOME"}
+    result = subprocess.run(
+        [sys.executable, "-m", "tui.main", "setup", *flags],
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert _start_line(result.stdout) == "hws" and default_home.joinpath("config.yaml").exists()
 
 
 def test_a_failing_endpoint_is_explained_and_the_settings_kept(hermes_home: Path) -> None:
