@@ -212,7 +212,8 @@ def test_a_failing_endpoint_is_explained_and_the_settings_kept(hermes_home: Path
     assert "✗ The call to m at http://127.0.0.1:9/v1 failed with a connection error" in result.stderr
     assert "check that the endpoint is running and model.base_url is right" in result.stderr
     assert "retries are off" not in result.stderr, "the check never retries; that is not the problem"
-    assert "hws doctor" in result.stderr and load_config(hermes_home).model.default == "m"
+    assert f"`hws --home {hermes_home} doctor`" in result.stderr, "the hint names the home it checks"
+    assert load_config(hermes_home).model.default == "m"
 
 
 def test_a_refused_key_is_explained(hermes_home: Path) -> None:
