@@ -138,6 +138,9 @@ def _run(home, config, args: argparse.Namespace, scripted: bool, temporary: bool
         offer_setup=bool(config.setup.offer_screen) and not scripted,
     )
     app.handle_terminate = True
+    from tui.hangup import hangup_safe
+
+    app.driver_class = hangup_safe(app.driver_class)
     redact_crash_output(app, home.root, config)
     try:
         result = app.run()
