@@ -20,6 +20,7 @@ from engine.events import Event, SessionChanged, Status
 from engine.guarded_settings import GuardedWatch
 from engine.nudges import NudgeTracker
 from engine.prompt_build import tool_schema_tokens
+from engine.sentences import sentence
 from engine.tools import ToolContext
 
 log = logging.getLogger("engine.agent")
@@ -263,7 +264,7 @@ class LifecycleMixin:
             return
         saved = "; ".join(result.writes) if result.writes else "nothing new to save"
         plural = "s" if turns != 1 else ""
-        said = f"Memory flush after {turns} turn{plural}, before the session ended: {saved}."
+        said = sentence(f"Memory flush after {turns} turn{plural}, before the session ended: {saved}")
         self._emit_background(Status(self.session_id, "info", said))
 
     async def close(self, end_reason: str | None = "cli_close") -> None:
