@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.agent_session import AgentBusy, open_session, open_store
-from engine.events import Event, SessionChanged, Status
+from engine.events import Event, SessionChanged, SessionResumed, Status
 from engine.guarded_settings import GuardedWatch
 from engine.nudges import NudgeTracker
 from engine.prompt_build import tool_schema_tokens
@@ -178,6 +178,8 @@ class LifecycleMixin:
         )
         self._use_session(opened.session_id, opened.prompt)
         self.compressor = self._make_compressor()
+        if opened.resumed:
+            self._emit_background(SessionResumed(self.session_id, opened.title, len(opened.history)))
         if str(self.config.memory.provider or "").strip():  # the host module is not worth importing otherwise
             from engine.providers.host import ProviderHost
 

@@ -113,6 +113,9 @@ class ConversationTooLarge(EngineMessage["events.ConversationTooLarge"]): ...
 class SessionChanged(EngineMessage["events.SessionChanged"]): ...
 
 
+class SessionResumed(EngineMessage["events.SessionResumed"]): ...
+
+
 MESSAGE_FOR_EVENT: dict[str, type[EngineMessage]] = {  # type: ignore[type-arg]
     klass.__name__: klass for klass in EngineMessage.__subclasses__()
 }

@@ -319,6 +319,8 @@ class TextPrinter:
                 self.note(f"┊ {data['note']}")
         elif kind == "conversation_too_large":
             self.note(f"{'note' if data['fits'] else 'warning'}: {data['message']}")
+        elif kind == "session_resumed":
+            self.note(f"┊ session   {event.sentence}")  # type: ignore[attr-defined]
         elif kind == "session_changed":
             self.note(f"┊ session   now {event.session_id} ({data['reason']})")
         elif kind == "turn_finished":
