@@ -16,47 +16,22 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
+from engine.cli.launch_options import add_workstation_options
 from tui.crash import crash_code, exit_after_crash, redact_crash_output
 
 
-def parse(argv: Sequence[str]) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hws",
         description="Open the workstation (subcommands run headless: `hws --help` lists them).",
     )
     parser.add_argument("--home", metavar="PATH", help="use this home instead of $HERMES_HOME")
-    parser.add_argument(
-        "--scripted",
-        action="store_true",
-        help="answer from the built-in scripted model server (no API key) on a temporary home (or on --home)",
-    )
-    parser.add_argument(
-        "--scenario",
-        metavar="NAME|FILE",
-        help="the scripted model's scenario: a shipped name or a YAML file (implies --scripted)",
-    )
-    parser.add_argument("--resume", metavar="SESSION", help="go on with a past session (id or unique prefix)")
-    parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
-    return parser.parse_args(list(argv))
+    add_workstation_options(parser)
+    return parser
 
 
-class _VersionAction(argparse.Action):
-    """`--version`, looked up only when asked (reading the package metadata cost every start ~40 ms)."""
-
-    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        print(f"hws {version()}")  # on stdout, as argparse's own version action prints it
-        parser.exit()
-
-
-def version() -> str:
-    """The installed package's version (a checkout that is not installed says so)."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as package_version
-
-    try:
-        return package_version("hermes-workstation")
-    except PackageNotFoundError:
-        return "(not installed: run pip install .)"
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    return build_parser().parse_args(list(argv))
 
 
 def launch(argv: Sequence[str]) -> int:
