@@ -116,6 +116,9 @@ class SessionChanged(EngineMessage["events.SessionChanged"]): ...
 class SessionTitled(EngineMessage["events.SessionTitled"]): ...
 
 
+class SessionResumed(EngineMessage["events.SessionResumed"]): ...
+
+
 MESSAGE_FOR_EVENT: dict[str, type[EngineMessage]] = {  # type: ignore[type-arg]
     klass.__name__: klass for klass in EngineMessage.__subclasses__()
 }
