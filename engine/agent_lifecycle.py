@@ -21,6 +21,7 @@ from engine.guarded_settings import GuardedWatch
 from engine.nudges import NudgeTracker
 from engine.prompt_build import tool_schema_tokens
 from engine.tools import ToolContext
+from engine.tools.terminal_session import close_terminal
 
 log = logging.getLogger("engine.agent")
 
@@ -196,6 +197,7 @@ class LifecycleMixin:
         old = self.session_id
         await self._flush_before_end()
         await self._finish_background()
+        await close_terminal(self.ctx)  # its shell and background processes end with the session
         await self.store.end_session(old, "new_session")
         self.totals = SessionTotals()
         await self._open_session(None)
@@ -275,6 +277,7 @@ class LifecycleMixin:
         if self.store is not None:
             await self._flush_before_end()
         await self._finish_background()
+        await close_terminal(self.ctx)
         if self.store is not None:
             if self.pending is not None:
                 with contextlib.suppress(Exception):  # still locked: the journal waits for the next store

@@ -17,6 +17,8 @@ from engine.tools.output import Limits, cap_json, cap_text, keep_head_tail
 from engine.tools.validate import validate
 from tests.tool_helpers import Bench, make_bench, with_settings
 
+pytestmark = pytest.mark.usefixtures("closing_benches")
+
 BUILTIN = ["todo", "read_file", "write_file", "patch", "search_files", "terminal"]
 
 
