@@ -21,7 +21,7 @@ from engine.guarded_settings import GuardedWatch
 from engine.nudges import NudgeTracker
 from engine.prompt_build import tool_schema_tokens
 from engine.tools import ToolContext
-from engine.tools.terminal_session import close_terminal
+from engine.tools.terminal_session import close_terminal, kill_background
 
 log = logging.getLogger("engine.agent")
 
@@ -267,6 +267,10 @@ class LifecycleMixin:
         plural = "s" if turns != 1 else ""
         said = f"Memory flush after {turns} turn{plural}, before the session ended: {saved}."
         self._emit_background(Status(self.session_id, "info", said))
+
+    async def kill_process(self, process_id: str) -> str:
+        """Kill one of the session's background processes (the workstation's palette asks); a sentence."""
+        return await kill_background(self.ctx, process_id)
 
     async def close(self, end_reason: str | None = "cli_close") -> None:
         """Finish background work (up to `review.wait_timeout`), end the session and release everything."""

@@ -33,16 +33,13 @@ from engine.tools.terminal_approval import approve_command
 from engine.tools.terminal_session import TerminalSession, terminal_session
 
 DESCRIPTION = (
-    "Run a bash command in the working directory. One shell lasts the session: cd, export, an activated "
-    "venv and functions carry over to the next call; stdin is closed; stderr is merged into stdout. "
-    "Returns the exit code and output. Jobs started with `&` are stopped when the command ends: for a "
-    "server or watcher set `background: true` (it returns a process id for the `process` tool). "
-    "`pty: true` gives the command a terminal; `reset: true` starts a fresh shell. It runs in a sandbox: "
+    "Run a bash command in the working directory. The shell lasts the session (cd, export, venvs carry "
+    "over); stdin is closed; stderr joins stdout. `&` jobs stop when the command ends: use `background: "
+    "true` for servers and watchers. `pty: true` gives a terminal; `reset: true` a fresh shell. Sandbox: "
     "only the working directory and a private /tmp are writable; the home's .env and auth.json cannot be "
-    "read; secrets are not in the environment; and there is no network unless you set `network: true` "
-    "(the user is asked). If the sandbox refuses what the command truly needs, call again with "
-    "`sandbox: false` and a `why`: the user is asked every time. Destructive commands need the user's "
-    "approval."
+    "read; secrets are not in the environment; no network unless you set `network: true` (the user is "
+    "asked). If the sandbox blocks what the command needs, call again with `sandbox: false` and a `why`: "
+    "the user is asked every time. Destructive commands need the user's approval."
 )
 PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -52,15 +49,12 @@ PARAMETERS: dict[str, Any] = {
         "background": {"type": "boolean"},
         "pty": {"type": "boolean"},
         "reset": {"type": "boolean"},
-        "network": {
-            "type": "boolean",
-            "description": "true when the command needs the network (downloads, installs, git fetch).",
-        },
+        "network": {"type": "boolean", "description": "true for downloads, installs, git fetch."},
         "sandbox": {
             "type": "boolean",
             "description": "false to run outside the sandbox (whole file system and network); needs `why`.",
         },
-        "why": {"type": "string", "description": "Why it must run outside the sandbox, shown to the user."},
+        "why": {"type": "string", "description": "Why it must run outside the sandbox (the user reads it)."},
     },
     "required": ["command"],
     "additionalProperties": False,
@@ -104,7 +98,9 @@ async def terminal(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     pty = bool(args.get("pty"))
     shown = wrap_pty(command) if pty else command
     if args.get("background"):
-        raise ToolError("Background processes are not available yet.")
+        from engine.tools.process_tool import start_background
+
+        return await start_background(session, command, pty=wrap_pty(command) if pty else "")
     if local and (outside or (network and status.active) or not persistent):
         return await _fresh(ctx, session, shown, timeout, status, network=network, outside=outside, pty=pty)
     return await _in_shell(ctx, session, command, shown, timeout, status, network=network, pty=pty)

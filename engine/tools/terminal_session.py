@@ -10,11 +10,15 @@ import asyncio
 import contextlib
 from pathlib import Path
 
+from engine.events import Status
 from engine.tools.backends.base import Backend
 from engine.tools.backends.choice import backend_name, make_backend
 from engine.tools.capture import Capture
 from engine.tools.context import ToolContext
+from engine.tools.errors import ToolError
 from engine.tools.persistent_shell import PersistentShell
+from engine.tools.preview import one_line, plural
+from engine.tools.processes import ProcessTable, ended_sentence
 
 STATE_KEY = "terminal"
 STATE_LIMIT = 4 * 1024 * 1024  # bytes of `env -0` read when a fresh shell takes over the shell's state
@@ -30,15 +34,22 @@ class TerminalSession:
         self.cwd = Path(ctx.cwd)
         self.session_id = ctx.session_id
         self.emit = ctx.emit
+        # The session's own folder for what its terminal leaves (background processes' logs, fifos).
+        self.folder = self.home.journal_dir / "sessions" / (ctx.session_id or "no-session")
         self.backend: Backend | None = None
         self.shell: PersistentShell | None = None
         self._open_lock = asyncio.Lock()
         self.closed = False
-
-    @property
-    def folder(self) -> Path:
-        """The session's own folder for what its terminal leaves (background processes' logs)."""
-        return self.home.journal_dir / "sessions" / (self.session_id or "no-session")
+        section = ctx.config.terminal
+        self.processes = ProcessTable(
+            self.folder / "processes",
+            self.emit,
+            lambda: self.session_id,
+            max_running=int(section.max_processes),
+            buffer_limit=int(section.process_buffer_bytes),
+            log_limit=int(section.process_log_max_bytes),
+            kill_grace=float(section.kill_grace),
+        )
 
     @property
     def remote(self) -> bool:
@@ -91,8 +102,14 @@ class TerminalSession:
         return folder.decode("utf-8", errors="replace") or shell.cwd, variables
 
     async def close(self) -> None:
-        """End the shell and release the backend."""
+        """Stop the background processes (saying which), end the shell and release the backend."""
         self.closed = True
+        stopped = await self.processes.stop_all()
+        if stopped:
+            names = ", ".join(f"{p.id} `{one_line(p.command, 50)}`" for p in stopped)
+            count = plural(len(stopped), "background process", "background processes")
+            with contextlib.suppress(Exception):
+                self.emit(Status(self.session_id, "info", f"Stopped {count} as the session ended: {names}."))
         if self.shell is not None:
             await self.shell.close()
         if self.backend is not None:
@@ -106,6 +123,7 @@ def terminal_session(ctx: ToolContext) -> TerminalSession:
     if not isinstance(session, TerminalSession) or session.closed:
         session = TerminalSession(ctx)
         ctx.state.extra[STATE_KEY] = session
+    session.session_id = ctx.session_id or session.session_id  # a compression moves the session on
     return session
 
 
@@ -116,3 +134,18 @@ async def close_terminal(ctx: ToolContext | None) -> None:
     session = ctx.state.extra.pop(STATE_KEY, None)
     if isinstance(session, TerminalSession):
         await session.close()
+
+
+async def kill_background(ctx: ToolContext | None, process_id: str) -> str:
+    """Kill one background process of the session (the person asked, from the workstation); a sentence."""
+    session = ctx.state.extra.get(STATE_KEY) if ctx is not None else None
+    if not isinstance(session, TerminalSession):
+        return "This session has no background processes."
+    try:
+        process = session.processes.get(process_id)
+    except ToolError as exc:
+        return str(exc)
+    if not process.running:
+        return f"{process.id} is no longer running ({process.state()})."
+    await session.processes.kill(process)
+    return ended_sentence(process)

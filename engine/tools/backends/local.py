@@ -34,11 +34,21 @@ _LIVE_GROUPS: set[int] = set()
 
 
 def kill_leftovers() -> None:
-    """Kill every local shell (and so its sandbox and background processes) still running."""
+    """Kill every local shell still running, with everything under it (its sandbox, its jobs)."""
     for group in list(_LIVE_GROUPS):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(group, signal.SIGKILL)
+        kill_tree(group)
         _LIVE_GROUPS.discard(group)
+
+
+def kill_tree(root: int) -> None:
+    """SIGKILL the process group of `root` and of every process below it (background jobs have their own)."""
+    with contextlib.suppress(OSError):
+        groups = {p.host_pgid for p in processes_under(root)}
+        for group in groups:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(group, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(root, signal.SIGKILL)
 
 
 atexit.register(kill_leftovers)
@@ -223,21 +233,25 @@ class LocalBackend(Backend):
 
     async def close(self) -> None:
         for root in self._roots:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(root, signal.SIGKILL)
+            await asyncio.to_thread(kill_tree, root)
             _LIVE_GROUPS.discard(root)
         self._roots.clear()
 
 
 def _feed(path: str, data: bytes) -> bool:
     """Write `data` into a fifo somebody reads; give up after FEED_SECONDS of it not reading."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        if exc.errno in (errno.ENXIO, errno.ENOENT):
-            return False
-        raise
     deadline = time.monotonic() + FEED_SECONDS
+    while True:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError as exc:
+            if exc.errno == errno.ENXIO and time.monotonic() < deadline:
+                time.sleep(0.02)  # a process started a moment ago may not have opened its input yet
+                continue
+            if exc.errno in (errno.ENXIO, errno.ENOENT):
+                return False
+            raise
     try:
         view = memoryview(data)
         while view:
