@@ -104,8 +104,8 @@ async def _agent_turns(base_url: str, home_root: Path, texts: list[str]) -> tupl
     from engine.agent import Agent
     from engine.config import load_config
     from engine.home import Home
-    from engine.llm import ModelSettings
     from engine.llm.direct import DirectLLMClient
+    from engine.llm.settings import ModelSettings
 
     home = Home.resolve(home_root).ensure()
     client = DirectLLMClient(ModelSettings(base_url=base_url, model="scripted"))
@@ -207,7 +207,7 @@ def _timed(command: list[str], env: dict[str, str], cwd: Path) -> float:
 
 def _fixed_tokens(request: dict[str, Any]) -> tuple[int, int, int, int]:
     """(tokens, system prompt chars, schema chars, tools) every call of this request's kind carries."""
-    from engine.tokens import count
+    from engine.text.tokens import count
 
     system = _system_prompt(request)
     tools = request["body"].get("tools") or []

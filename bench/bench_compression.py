@@ -18,19 +18,20 @@ import time
 from typing import Any
 
 from bench.common import Figure, Options, temp_home
-from engine.compression import Compressor
 from engine.compression.boundaries import plan_boundaries
+from engine.compression.compressor import Compressor
 from engine.compression.fallback import fallback_summary
 from engine.compression.messages import message_tokens, total_tokens
 from engine.compression.prepass import PrepassLimits, prepass
 from engine.compression.transcript import TranscriptLimits, render_transcript
 from engine.config import load_config
 from engine.home import Home
-from engine.llm import LLMClient, ModelSettings
-from engine.memory import Memory
-from engine.model_server import ScriptedModelServer
-from engine.sessions import SessionStore
-from engine.tools import ToolContext
+from engine.llm.client import LLMClient
+from engine.llm.settings import ModelSettings
+from engine.memory.store import Memory
+from engine.model_server.server import ScriptedModelServer
+from engine.sessions.store import SessionStore
+from engine.tools.context import ToolContext
 from engine.tools.knowledge import agent_registry
 
 HISTORY_TOKENS = 200_000

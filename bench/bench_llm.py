@@ -45,7 +45,8 @@ async def _round_trips(
     """Per-call wall and CPU milliseconds through `LLMClient`, and through bare `AsyncOpenAI`."""
     import openai
 
-    from engine.llm import LLMClient, ModelSettings
+    from engine.llm.client import LLMClient
+    from engine.llm.settings import ModelSettings
 
     samples: dict[str, list[float]] = {"ours": [], "ours_cpu": [], "bare": [], "bare_cpu": []}
     async with LLMClient(ModelSettings(base_url=base_url, model="bench")) as client:
@@ -109,7 +110,7 @@ def _process_ms(code: str, runs: int) -> list[float]:
 
 
 def run(options: Options) -> list[Figure]:
-    from engine.model_server import ScriptedModelServer
+    from engine.model_server.server import ScriptedModelServer
 
     runs = 30 if options.quick else 100
     figures: list[Figure] = []

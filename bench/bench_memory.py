@@ -116,7 +116,7 @@ def start_hermes() -> HermesProbe | None:
 def measure_adds(runs: int, hermes: HermesProbe | None) -> tuple[list[float], list[float]]:
     """Our add latencies and Hermes', measured in alternating rounds."""
     from engine.home import Home
-    from engine.memory import MemoryStore
+    from engine.memory.store import MemoryStore
 
     ours: list[float] = []
     theirs: list[float] = []
@@ -141,7 +141,7 @@ def measure_adds(runs: int, hermes: HermesProbe | None) -> tuple[list[float], li
 
 
 def measure_scan(texts: list[str]) -> tuple[float, list[bool]]:
-    from engine.threats import first_threat_message
+    from engine.threats.scan import first_threat_message
 
     rounds = []
     verdicts: list[bool] = []

@@ -53,7 +53,7 @@ def old_scanner() -> Scanner | None:
 
 
 def new_scanner() -> Scanner:
-    from engine.threats import scan
+    from engine.threats.scan import scan
 
     return lambda text: bool(scan(text, "strict"))
 

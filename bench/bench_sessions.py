@@ -35,7 +35,8 @@ from bench import sessions_data
 from bench.common import Figure, Options
 from bench.sessions_data import Corpus, fill, make_corpus, messages
 from engine.config import defaults
-from engine.sessions import SessionStore, schema, upkeep
+from engine.sessions import schema, upkeep
+from engine.sessions.store import SessionStore
 
 SEARCH_RUNS = 5
 APPEND_COUNT = 400

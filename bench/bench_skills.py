@@ -9,10 +9,10 @@ from pathlib import Path
 
 from bench.common import Figure, Options, median, temp_home, time_ms
 from bench.skill_corpus import big_skill_files, skill_specs, write_library
-from engine import tokens
 from engine.home import Home
 from engine.skills import discovery, guard, guard_content
 from engine.skills.library import CACHE_FILE, SkillLibrary
+from engine.text import tokens
 
 BUDGET = 2000
 GUARD_TARGET_MS = 150.0

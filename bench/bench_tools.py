@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import Figure, Options, median, temp_home
-from engine import tokens
 from engine.config import defaults
 from engine.home import Home
-from engine.tools import Tool, ToolContext, default_registry
+from engine.text import tokens
+from engine.tools.context import ToolContext
+from engine.tools.registry import Tool, default_registry
 
 PROMPT_AND_SCHEMA_BUDGET = 5000  # tokens: system prompt plus every tool schema, empty memory, no skills
 HERMES_SCHEMA_CHARS = 47_000  # Hermes Agent 0.19.0: JSON schemas of its 27 default tools

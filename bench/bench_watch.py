@@ -121,7 +121,7 @@ async def pane_latency(runs: int) -> dict[str, Any]:
             results[kind].append((time.perf_counter() - start) * 1000)
             await asyncio.sleep(float(app.config.watch.debounce_ms) / 1000 * 2)
         # Own writes through the engine (what the editor's ctrl+s does): none may echo.
-        from engine import editing
+        from engine.editing import buffers as editing
 
         target = editing.memory_target(home, "user")
         before = len([m for m in seen if isinstance(m, HomeChanged)])

@@ -40,7 +40,7 @@ def session_id(started: float, serial: int) -> str:
 
 
 async def _create_schema(path: Path) -> None:
-    from engine.sessions import SessionStore
+    from engine.sessions.store import SessionStore
 
     store = await SessionStore.open(path)
     await store.close()

@@ -22,7 +22,8 @@ TIMEOUT = 300.0
 
 
 async def capture(out: Path) -> Path:
-    from engine.demo import DemoWorkspace, load_demo
+    from engine.demo.script import load_demo
+    from engine.demo.workspace import DemoWorkspace
     from tui.demo import DemoApp, Pace
 
     with tempfile.TemporaryDirectory(prefix="hws-shot-", ignore_cleanup_errors=True) as scratch:

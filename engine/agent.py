@@ -43,6 +43,7 @@ from engine.events import (
     GuardedSettingsChanged,
     NudgeFired,
     ReasoningDelta,
+    SessionTitled,
     Status,
     TextDelta,
     ToolCalled,
@@ -54,16 +55,20 @@ from engine.events import (
 )
 from engine.guarded_settings import GuardedWatch, change_sentence
 from engine.history import MISSING_RESULT
-from engine.nudges import NudgeTracker
-from engine.prompt import SystemPrompt
-from engine.redact import StreamRedactor, home_redactor, redact_event
-from engine.tool_loop import assistant_entry, tool_entry
-from engine.tools import ApprovalRequest, Decision, ToolContext, ToolError, ToolRegistry, parse_arguments
+from engine.prompt.layers import SystemPrompt
+from engine.prompt.nudges import NudgeTracker
+from engine.session_title import SessionTitler
+from engine.threats.redact import StreamRedactor, home_redactor, redact_event
+from engine.tools.context import ApprovalRequest, Decision, ToolContext
+from engine.tools.errors import ToolError
+from engine.tools.loop import assistant_entry, tool_entry
+from engine.tools.registry import ToolRegistry, parse_arguments
 
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
-    from engine.llm import AssistantMessage, LLMClient, StreamCall, TokenUsage, ToolCall
+    from engine.llm.chunks import AssistantMessage, TokenUsage, ToolCall
+    from engine.llm.client import LLMClient, StreamCall
 
 log = logging.getLogger(__name__)
 
@@ -110,8 +115,8 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         on_background: EventCallback | None = None,
         exact_tokens: bool = True,
     ) -> None:
-        from engine.llm import SettingsError
         from engine.llm.direct import DirectLLMClient
+        from engine.llm.settings import SettingsError
 
         self.home = home
         self.config = config
@@ -131,6 +136,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
             registry = agent_registry()
         self.registry = registry
         self.on_background = on_background
+        self.titler = SessionTitler(config, self.aux_client, self._emit_background)
         self.exact_tokens = exact_tokens  # False: prompt sizes by estimate (no tokenizer load; `hws run`)
         self.background_events: deque[Event] = deque(maxlen=BACKGROUND_BUFFER)
         self.totals = SessionTotals()
@@ -312,7 +318,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         except Exception as exc:
             failed = True
             state.call = None  # a reply that failed for good is not kept, only what completed before it
-            from engine.llm import LLMError
+            from engine.llm.errors import LLMError
             from engine.sessions.errors import StoreError
 
             if isinstance(exc, LLMError):
@@ -334,8 +340,31 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         self._put(TurnFinished(self.session_id, state.final_text, interrupted, state.tool_calls, empty))
         if due and bool(self.config.review.enabled):
             self._start_review(due, state.tool_calls)
+        if completed and state.final_text.strip() and self.titler.due(self.session_id):
+            self._start_titling()
         if self.host is not None:
             self.host.after_turn(text)
+
+    def _start_titling(self) -> None:
+        """Name the session from its first exchange, in the background (close waits for it)."""
+        task = asyncio.create_task(self.titler.title(self.store, self.session_id, tuple(self.history)))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def set_title(self, title: str) -> SessionTitled:
+        """`/title NAME`: name this conversation (on its first session, as the sessions list and
+        `--resume` read it); it is never titled automatically afterwards. StoreError (a sentence) when
+        the title is empty, too long or another session's."""
+        from engine.sessions.errors import StoreError
+        from engine.sessions.ids import sanitize_title
+
+        await self.start()
+        if sanitize_title(title, truncate=True) is None:
+            raise StoreError("A session title needs some text: /title NAME.")
+        self.titler.named_by_person(self.session_id)
+        root = await self.store.lineage_root(self.session_id)
+        written = await self.store.set_title(root, title)
+        return SessionTitled(self.session_id, written or title, "user")
 
     def _unanswered(self, text: str) -> bool:
         """`text` is the conversation's last message, left without an answer by a turn that failed: it
@@ -408,7 +437,8 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         return head + history
 
     async def _call_model(self, state: _TurnState, layer: str | None) -> AssistantMessage:
-        from engine.llm import ContextLengthError, FinishChunk, ReasoningChunk, RetryChunk, TextChunk
+        from engine.llm.chunks import FinishChunk, ReasoningChunk, RetryChunk, TextChunk
+        from engine.llm.errors import ContextLengthError
 
         compressed_for_overflow = False
         while True:
@@ -517,7 +547,13 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
             state.results[call.id] = tool_entry(call.id, outcome.content)
             state.tool_calls += 1
             self.nudges.observe(call.name, outcome.arguments, outcome.ok)
-            await self._append("tool", outcome.content, tool_call_id=call.id, tool_name=call.name)
+            await self._append(
+                "tool",
+                outcome.content,
+                tool_call_id=call.id,
+                tool_name=call.name,
+                outcome={"ok": outcome.ok, "summary": outcome.summary, "duration_s": outcome.duration_s},
+            )
             self._put(
                 ToolFinished(
                     self.session_id,
@@ -558,7 +594,11 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                         content = INTERRUPTED_RESULT if note else MISSING_RESULT
                         result = tool_entry(tool_call.id, content)
                         await self._append(
-                            "tool", content, tool_call_id=tool_call.id, tool_name=tool_call.name
+                            "tool",
+                            content,
+                            tool_call_id=tool_call.id,
+                            tool_name=tool_call.name,
+                            outcome={"ok": False, "summary": "interrupted" if note else "no result"},
                         )
                     self.history.append(result)
                 state.pending_calls = ()

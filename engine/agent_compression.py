@@ -13,11 +13,12 @@ from engine.events import SessionChanged
 from engine.history import estimate_tokens
 
 if TYPE_CHECKING:
+    from engine.compression.oversized import FittedMessage, OversizedMessage
     from engine.config import Config
     from engine.home import Home
-    from engine.oversized import FittedMessage, OversizedMessage
-    from engine.prompt import SystemPrompt
-    from engine.tools import ToolContext, ToolRegistry
+    from engine.prompt.layers import SystemPrompt
+    from engine.tools.context import ToolContext
+    from engine.tools.registry import ToolRegistry
 
 
 class CompressionMixin:
@@ -56,7 +57,7 @@ class CompressionMixin:
         if not self.config.compression.enabled:
             return None
         try:
-            from engine.compression import Compressor  # type: ignore[import-not-found,unused-ignore]
+            from engine.compression.compressor import Compressor  # type: ignore[import-not-found,unused-ignore]
         except ImportError:
             return None
         return Compressor(
@@ -79,7 +80,7 @@ class CompressionMixin:
 
     async def context_window(self) -> int:
         if self._window is None:
-            from engine.llm import LLMError
+            from engine.llm.errors import LLMError
 
             try:
                 self._window = (await self.client.context_length()).tokens
@@ -92,7 +93,7 @@ class CompressionMixin:
 
         Once the session is open the system prompt and tool schemas count too; before, the message alone.
         """
-        from engine.oversized import oversized_message
+        from engine.compression.oversized import oversized_message
 
         fixed = self.prompt.tokens + self._schema_tokens if self.prompt is not None else 0
         return oversized_message(text, window=await self.context_window(), fixed_tokens=fixed)
@@ -100,7 +101,7 @@ class CompressionMixin:
     def fit_message(self, text: str, found: OversizedMessage, choice: str) -> FittedMessage:
         """The message to send for the person's choice: `file` (saved in the project; raises WriteError
         with a sentence), `cut` or `send`."""
-        from engine.oversized import fitted_message
+        from engine.compression.oversized import fitted_message
 
         section = self.config.agent
         return fitted_message(

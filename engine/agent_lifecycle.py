@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from engine.agent_session import AgentBusy, open_session, open_store
 from engine.events import Event, SessionChanged, Status
 from engine.guarded_settings import GuardedWatch
-from engine.nudges import NudgeTracker
-from engine.prompt_build import tool_schema_tokens
-from engine.tools import ToolContext
+from engine.prompt.build import tool_schema_tokens
+from engine.prompt.nudges import NudgeTracker
+from engine.tools.context import ToolContext
 from engine.tools.terminal_session import close_terminal, kill_background
 
 log = logging.getLogger("engine.agent")
@@ -28,8 +28,8 @@ log = logging.getLogger("engine.agent")
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
-    from engine.prompt import SystemPrompt
-    from engine.tools import ToolRegistry
+    from engine.prompt.layers import SystemPrompt
+    from engine.tools.registry import ToolRegistry
 
 
 @dataclass
@@ -131,7 +131,7 @@ class LifecycleMixin:
 
     async def _open_session(self, resume: str | None) -> None:
         """Load memory and skills as the home holds them now and open (or resume) a session on them."""
-        from engine.memory import Memory
+        from engine.memory.store import Memory
         from engine.skills.tiers import SessionTiers
         from engine.skills.tools import SkillTools
 

@@ -11,9 +11,9 @@ from engine.events import Status
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
-    from engine.nudges import Nudge
-    from engine.prompt import SystemPrompt
-    from engine.tools import ToolRegistry
+    from engine.prompt.layers import SystemPrompt
+    from engine.prompt.nudges import Nudge
+    from engine.tools.registry import ToolRegistry
 
 log = logging.getLogger("engine.agent")
 
@@ -91,7 +91,7 @@ class ReviewMixin:
 
     async def _second_opinion(self, kind: str, text: str, notes: list[str]) -> Any:
         """security.aux_review: the auxiliary model's verdict on a write the patterns leave uncertain."""
-        from engine.security_review import second_opinion
+        from engine.threats.review import second_opinion
 
         timeout = float(self.config.security.aux_review_timeout)
         return await second_opinion(self.aux_client, kind, text, notes, timeout)

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.history import from_records
-from engine.prompt import SystemPrompt
-from engine.prompt_build import build_system_prompt, stored_prompt
+from engine.prompt.build import build_system_prompt, stored_prompt
+from engine.prompt.layers import SystemPrompt
 
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
-    from engine.memory import Memory
+    from engine.memory.store import Memory
     from engine.sessions.store import SessionStore
     from engine.skills.tools import SkillTools
 
@@ -44,9 +44,9 @@ class OpenedSession:
 
 
 async def open_store(home: Home, config: Config) -> SessionStore:
-    from engine.redact import home_redactor
     from engine.sessions.errors import StoreError
     from engine.sessions.store import SessionStore
+    from engine.threats.redact import home_redactor
 
     try:
         store = await SessionStore.open(
@@ -110,7 +110,7 @@ async def open_session(
     model: str,
     exact_tokens: bool = True,
 ) -> OpenedSession:
-    """Create a session, or resume `resume` (an id or unique prefix) at the tip of its chain."""
+    """Create a session, or resume `resume` (an id, unique prefix or title) at the tip of its chain."""
     from engine.sessions.errors import SessionNotFound
 
     if resume is None:
@@ -129,7 +129,7 @@ async def open_session(
         )
         return OpenedSession(record.id, prompt, [], record.started_at, False)
     try:
-        first = await store.require_session(resume)
+        first = await store.find_session(resume)
     except SessionNotFound as exc:
         raise AgentError(f"{exc} List sessions with `hws sessions list`.") from exc
     tip_id = await store.compression_tip(first.id)

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from engine.atomic import atomic_write_text, file_lock
+from engine.storage.atomic import atomic_write_text, file_lock
 
 _TOP_KEY = re.compile(r"^([A-Za-z_][\w.-]*)\s*:(.*)$")
 _PLAIN = re.compile(r"^[A-Za-z0-9_./@+-][A-Za-z0-9_./:@+ -]*$")

@@ -213,6 +213,17 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     "sessions": {
         "search_limit": S(3, "Sessions returned by session_search when the model gives no limit.", 1, 10),
         "search_window": S(5, "Messages shown on each side of a search hit.", 1, 20),
+        "auto_title": S(
+            True,
+            "Title each session from its first exchange: the auxiliary model names it when one is "
+            "configured (auxiliary.model or auxiliary.base_url), else its first words do.",
+        ),
+        "title_words": S(
+            6, "Words of the first message a session's title takes when no model names it.", 1, 20
+        ),
+        "title_timeout": S(
+            20.0, "Seconds the auxiliary model may take to name a session before its first words do.", 1
+        ),
         "auto_prune": S(
             False,
             "At start, archive then delete ended sessions older than `retention_days` (never one in use; "

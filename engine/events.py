@@ -212,6 +212,15 @@ class CompressionFinished(Event):
 
 
 @dataclass(frozen=True)
+class SessionTitled(Event):
+    """The session has a title now; `by` says who chose it: `model` (the auxiliary model), `words`
+    (the first words of its first message) or `user` (`/title`)."""
+
+    title: str
+    by: str
+
+
+@dataclass(frozen=True)
 class ConversationTooLarge(Event):
     """The conversation no longer fits the context window and compression cannot shorten it enough
     (sent once when that becomes true, and once with `fits=True` when it fits again)."""

@@ -412,7 +412,7 @@ def guarded_markdown() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from engine.generated_blocks import block_command
+    from engine.text.generated_blocks import block_command
 
     stale = "the guarded-settings table is stale: run python -m engine.guarded_settings --write README.md"
     return block_command(argv, "engine.guarded_settings", guarded_markdown, START, END, stale)

@@ -10,7 +10,7 @@ import logging
 import logging.handlers
 from typing import TYPE_CHECKING
 
-from engine.redact import Redactor, home_redactor
+from engine.threats.redact import Redactor, home_redactor
 
 if TYPE_CHECKING:
     from engine.config import Config

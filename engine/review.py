@@ -13,15 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.nudges import NOTHING_TO_SAVE, Nudge, review_prompt
-from engine.tool_loop import STOP_ERROR, STOP_MAX_ITERATIONS, ToolLoopResult, run_tool_loop
-from engine.tools import ToolContext, ToolRegistry, deny_all
+from engine.prompt.nudges import NOTHING_TO_SAVE, Nudge, review_prompt
+from engine.tools.context import ToolContext, deny_all
+from engine.tools.loop import STOP_ERROR, STOP_MAX_ITERATIONS, ToolLoopResult, run_tool_loop
+from engine.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.events import Event
     from engine.home import Home
-    from engine.llm import LLMClient
+    from engine.llm.client import LLMClient
 
 REVIEW_TOOLS = ("memory", "skills_list", "skill_view", "skill_manage")
 WHO = "review"
@@ -42,7 +43,7 @@ def review_context(
     home: Home, config: Config, cwd: Path, session_id: str, emit: Callable[[Event], object]
 ) -> ToolContext:
     """Stores that write as `review`, an approver that declines everything, and the background sink."""
-    from engine.memory import Memory
+    from engine.memory.store import Memory
     from engine.skills.tiers import SessionTiers
     from engine.skills.tools import SkillTools
 

@@ -14,9 +14,9 @@ from engine.agent import Agent
 from engine.config import load_config
 from engine.events import Event
 from engine.home import Home
-from engine.llm import ModelSettings
 from engine.llm.direct import DirectLLMClient
-from engine.model_server import ScriptedModelServer
+from engine.llm.settings import ModelSettings
+from engine.model_server.server import ScriptedModelServer
 from engine.sessions.store import SessionStore
 
 WAIT = 15.0  # upper bound for background work in tests; never a timing assertion

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from engine.model_server import ScriptedModelServer
-from engine.sessions import SessionStore
+from engine.model_server.server import ScriptedModelServer
+from engine.sessions.store import SessionStore
 from tests.agent_support import serve, write_config
 from tests.compression_support import conversation
 from tests.test_run_cmd import hws

@@ -10,15 +10,17 @@ from typing import Any
 
 import pytest
 
-from engine.compression import Compressor, is_summary
-from engine.compression.messages import wire
+from engine.compression.compressor import Compressor
+from engine.compression.messages import is_summary, wire
 from engine.config import load_config
 from engine.events import CompressionFinished, CompressionPhase, CompressionStarted, Event, Status
 from engine.home import Home
-from engine.llm import LLMClient, ModelSettings
-from engine.model_server import ScriptedModelServer
-from engine.sessions import SessionStore
-from engine.tools import TodoItem, ToolContext, ToolRegistry
+from engine.llm.client import LLMClient
+from engine.llm.settings import ModelSettings
+from engine.model_server.server import ScriptedModelServer
+from engine.sessions.store import SessionStore
+from engine.tools.context import TodoItem, ToolContext
+from engine.tools.registry import ToolRegistry
 from tests.compression_support import assistant, call, conversation, pairing_problems, result, turn, user
 
 SYSTEM_TOKENS = 300

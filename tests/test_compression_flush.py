@@ -15,9 +15,9 @@ from engine.compression.flush import SENTINEL
 from engine.compression.messages import wire
 from engine.events import CompressionPhase, MemoryWritten, Status
 from engine.home import Home
-from engine.memory import Memory
-from engine.model_server import ScriptedModelServer
-from engine.sessions import SessionStore
+from engine.memory.store import Memory
+from engine.model_server.server import ScriptedModelServer
+from engine.sessions.store import SessionStore
 from engine.skills.tools import SkillTools
 from engine.tools.knowledge import agent_registry
 from tests.agent_support import make_rig, of_type, stored_messages, write_config

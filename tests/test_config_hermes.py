@@ -9,8 +9,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from engine.cli.doctor import run_checks
 from engine.config import load_config
-from engine.doctor import run_checks
 from engine.hermes_settings import hermes_setting_names, hermes_version
 from engine.home import Home
 from tests.tui_support import MODEL_CONFIG, ScriptedAgent, make_app, settle

@@ -3,8 +3,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from engine.context_files import cap_text, find_project_file, load_identity, load_project_context
 from engine.home import Home, default_soul_text
+from engine.prompt.context_files import cap_text, find_project_file, load_identity, load_project_context
 
 
 def test_identity_is_the_homes_soul(hermes_home: Path) -> None:

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from engine.demo import DemoError, builtin_demos, load_demo, parse_demo
+from engine.demo.script import DemoError, builtin_demos, load_demo, parse_demo
 from engine.home import Home
-from engine.journal import Journal
+from engine.storage.journal import Journal
 
 ROOT = Path(__file__).resolve().parent.parent
 PREFERENCE = "hates light themes"

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from engine.demo import DemoWorkspace, load_demo
+from engine.demo.script import load_demo
+from engine.demo.workspace import DemoWorkspace
 from tui.demo import DemoApp, Pace
 
 FAST = Pace(chars_per_second=1000.0, caption_seconds=0.0, turn_pause_seconds=0.0, speed=50.0)

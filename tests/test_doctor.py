@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine.doctor import ERROR, OK, WARNING, Finding, run_checks, worst
+from engine.cli.doctor import ERROR, OK, WARNING, Finding, run_checks, worst
 from engine.home import Home
-from engine.model_server import ScriptedModelServer
+from engine.model_server.server import ScriptedModelServer
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,16 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from engine import editing, self_writes
 from engine.config import load_config
+from engine.editing import buffers as editing
 from engine.home import Home
-from engine.journal import Journal
-from engine.memory_format import DELIMITER
-from engine.self_writes import content_hash
+from engine.memory.format import DELIMITER
+from engine.prompt.soul import SoulFile
 from engine.skills.history import SkillHistory
 from engine.skills.library import SkillLibrary
 from engine.skills.manage import SkillManager
-from engine.soul import SoulFile
+from engine.storage import self_writes
+from engine.storage.journal import Journal
+from engine.storage.self_writes import content_hash
 
 SKILL = """---
 name: deploy-static

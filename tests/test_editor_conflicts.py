@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.journal import Journal
-from engine.memory_format import DELIMITER
-from engine.soul import SoulFile
-from engine.text_merge import DISK_MARK, MINE_MARK
+from engine.editing.merge import DISK_MARK, MINE_MARK
+from engine.memory.format import DELIMITER
+from engine.prompt.soul import SoulFile
+from engine.storage.journal import Journal
 from tests.live_files_support import replace_atomically, wait_for, watching
 from tests.tui_support import MODEL_CONFIG, make_app
 from tui.screens.conflict import ConflictScreen

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from engine.config import load_config
-from engine.journal import Journal
-from engine.memory import MemoryStore
-from engine.memory_format import DELIMITER
+from engine.memory.format import DELIMITER
+from engine.memory.store import MemoryStore
 from engine.skills.library import SkillLibrary
 from engine.skills.manage import SkillManager
+from engine.storage.journal import Journal
 from tests.live_files_support import SKILL, make_skill, wait_for, watching
 from tests.tui_support import MODEL_CONFIG, make_app
 from tui.screens.conflict import ConflictScreen

@@ -1,8 +1,8 @@
 """The workstation's threads import the engine at the same moment at start; none gets a half-made module.
 
-Every engine package names its exports lazily (engine/lazy_names.py); these tests race every engine
-module's first import across threads in fresh interpreters, and check that what each package tells
-type checkers matches what it serves at run time.
+No engine package's `__init__` imports its own submodules (each name has one import path, its
+submodule's); these tests race every engine module's first import across threads in fresh
+interpreters, and check that no `__init__` imports a submodule back.
 """
 
 from __future__ import annotations
@@ -66,31 +66,13 @@ def test_threads_importing_every_engine_module_at_once_all_get_them_whole() -> N
 PACKAGES = sorted(m.name for m in pkgutil.walk_packages(engine.__path__, "engine.") if m.ispkg)
 
 
-def typed_names(package: str) -> dict[str, str]:
-    """Name -> submodule, as the package's `if TYPE_CHECKING:` imports say."""
-    tree = ast.parse(Path(importlib.import_module(package).__file__ or "").read_text(encoding="utf-8"))
-    found: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
-            for stmt in node.body:
-                if isinstance(stmt, ast.ImportFrom) and (stmt.module or "").startswith(package + "."):
-                    found.update({a.asname or a.name: stmt.module or "" for a in stmt.names})
-    return found
-
-
 @pytest.mark.parametrize("package", PACKAGES)
-def test_a_package_imports_no_submodule_and_serves_what_it_declares(package: str) -> None:
+def test_a_package_imports_none_of_its_submodules(package: str) -> None:
+    # Each name has one import path, its submodule's; an __init__ importing one would race (above).
     tree = ast.parse(Path(importlib.import_module(package).__file__ or "").read_text(encoding="utf-8"))
     eager = [
-        n.module
-        for n in tree.body
-        if isinstance(n, ast.ImportFrom) and (n.module or "").startswith(package + ".")
+        node.module
+        for node in tree.body  # a function may import one when it runs
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(package + ".")
     ]
-    assert not eager, f"{package}/__init__ imports {eager} at once: name them in lazy_names instead"
-    module = importlib.import_module(package)
-    submodules = {m.name for m in pkgutil.iter_modules(module.__path__)}
-    for name, home in typed_names(package).items():
-        assert name not in submodules, f"{package}.{name} is both a name and a submodule"
-        assert getattr(module, name) is getattr(importlib.import_module(home), name)
-    lazy = {n for n in dir(module) if not n.startswith("_")} - set(vars(module))
-    assert lazy <= set(typed_names(package)), f"{package} serves {lazy - set(typed_names(package))} untyped"
+    assert not eager, f"{package}/__init__ imports {eager}: import them from their submodules instead"

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.memory_format import parse_entries
+from engine.memory.format import parse_entries
 from tests.fault_support import HWS_TIMEOUT, ROOT, hws_env
 
 AGENT = """
 import json, sys, time
 from engine.home import Home
-from engine.memory import MemoryStore
+from engine.memory.store import MemoryStore
 from engine.skills.library import SkillLibrary
 from engine.skills.manage import SkillManager
 

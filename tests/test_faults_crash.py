@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.memory_format import DELIMITER, parse_entries, serialize
+from engine.memory.format import DELIMITER, parse_entries, serialize
 from tests.fault_support import (
     HWS_TIMEOUT,
     ROOT,
@@ -275,7 +275,7 @@ def test_sigkill_many_times_at_random_phases(crash_home: tuple[Path, Path, Path]
 WRITER = """
 import sys, asyncio
 from engine.home import Home
-from engine.memory import MemoryStore
+from engine.memory.store import MemoryStore
 from engine.skills.library import SkillLibrary
 from engine.skills.manage import SkillManager
 from engine.sessions.store import SessionStore

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.model_server import ScriptedModelServer
+from engine.model_server.server import ScriptedModelServer
 from tests.fault_support import assert_clean_exit, hws, integrity, stored_messages, write_config
 
 FINAL = "All good: the kiln is at cone six and the glaze is ready."

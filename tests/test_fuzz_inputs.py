@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 from engine.cli import main as hws_main
 from engine.config import ConfigError, load_config
 from engine.home import Home
-from engine.memory import Memory, MemoryStore
-from engine.memory_format import MemoryRefused
-from engine.model_server import ScenarioError
+from engine.memory.format import MemoryRefused
+from engine.memory.store import Memory, MemoryStore
 from engine.model_server.parsing import load_scenario, parse_scenario
+from engine.model_server.scenario import ScenarioError
 from engine.sessions.errors import StoreError
 from engine.sessions.store import SessionStore
 from engine.skills.library import SkillLibrary

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.home import Home
-from engine.journal import Journal, JournalEntry, UnknownEntry, blob_hash
+from engine.storage.journal import Journal, JournalEntry, UnknownEntry, blob_hash
 
 
 @pytest.fixture
@@ -110,7 +110,7 @@ WRITER = textwrap.dedent(
     """
     import sys
     from engine.home import Home
-    from engine.journal import Journal
+    from engine.storage.journal import Journal
     journal = Journal(Home.resolve(sys.argv[1]))
     for n in range(int(sys.argv[3])):
         journal.record("memory", "memory", "memories/MEMORY.md", "add", "agent", None, f"{sys.argv[2]}-{n}")

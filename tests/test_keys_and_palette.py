@@ -151,7 +151,7 @@ async def test_ctrl_r_opens_and_closes_the_sessions_screen() -> None:
         assert type(screen).__name__ == "SessionsScreen"
         assert screen.query_one("#session-list").option_count == 2
         await pilot.press(*"rsync", "enter")  # enter searches at once (typing waits for a pause)
-        assert await pause_until(pilot, lambda: screen.mode == "search" and not screen.loading)
+        assert await pause_until(pilot, lambda: screen.mode == "search" and not screen.reading)
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert [row.title for row in screen.rows] == ["Deploy script"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.journal import Journal
 from engine.skills.history import SkillHistory
+from engine.storage.journal import Journal
 from tests.live_files_support import (
     SKILL,
     SessionAgent,

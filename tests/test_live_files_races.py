@@ -16,17 +16,18 @@ from typing import Any
 
 import pytest
 
-from engine import atomic, memory_format
 from engine.config import load_config
-from engine.external_edits import journal_external
+from engine.editing.external_edits import journal_external
 from engine.home import Home
-from engine.journal import Journal
-from engine.memory import MemoryStore
-from engine.self_writes import SelfWrites
+from engine.memory import format as memory_format
+from engine.memory.store import MemoryStore
 from engine.skills import manage
 from engine.skills.history import SkillHistory
 from engine.skills.library import SkillLibrary
 from engine.skills.manage import SkillManager
+from engine.storage import atomic
+from engine.storage.journal import Journal
+from engine.storage.self_writes import SelfWrites
 from tests.test_watcher import DEBOUNCE, Inbox
 from tui.watcher import HomeWatcher
 

@@ -14,25 +14,13 @@ import pytest
 import yaml
 
 from engine.config import load_config
-from engine.llm import (
-    ContextLengthError,
-    FinishChunk,
-    LLMClient,
-    LLMError,
-    ModelSettings,
-    ReasoningChunk,
-    RetryChunk,
-    SettingsError,
-    TextChunk,
-    ToolCallChunk,
-    UsageChunk,
-    apply_cache_markers,
-    auxiliary_settings,
-    model_settings,
-    parse_context_limit,
-    step_down,
-)
-from engine.model_server import ScriptedModelServer
+from engine.llm.caching import apply_cache_markers
+from engine.llm.chunks import FinishChunk, ReasoningChunk, RetryChunk, TextChunk, ToolCallChunk, UsageChunk
+from engine.llm.client import LLMClient
+from engine.llm.context import parse_context_limit, step_down
+from engine.llm.errors import ContextLengthError, LLMError
+from engine.llm.settings import ModelSettings, SettingsError, auxiliary_settings, model_settings
+from engine.model_server.server import ScriptedModelServer
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = [
@@ -710,7 +698,7 @@ async def test_an_error_event_in_the_stream_is_raised_with_its_body() -> None:
 
 
 def test_assembler_copes_with_missing_indexes_growing_names_and_object_arguments() -> None:
-    from engine.llm import MessageAssembler
+    from engine.llm.chunks import MessageAssembler
 
     assembler = MessageAssembler()
 

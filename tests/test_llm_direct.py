@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.llm import LLMError, ModelSettings, TextChunk
+from engine.llm.chunks import TextChunk
 from engine.llm.direct import DirectLLMClient
+from engine.llm.errors import LLMError
+from engine.llm.settings import ModelSettings
 from tests.agent_support import serve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,7 +83,7 @@ def test_a_successful_call_never_imports_openai() -> None:
     script = textwrap.dedent(
         f"""
         import asyncio, sys
-        from engine.llm import ModelSettings
+        from engine.llm.settings import ModelSettings
         from engine.llm.direct import DirectLLMClient
 
         async def main():

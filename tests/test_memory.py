@@ -12,8 +12,8 @@ import pytest
 
 from engine.config import load_config
 from engine.home import Home
-from engine.memory import Memory, MemoryStore
-from engine.memory_format import DELIMITER, parse_entries, serialize
+from engine.memory.format import DELIMITER, parse_entries, serialize
+from engine.memory.store import Memory, MemoryStore
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCKED_PREFIX = "Blocked: content matches threat pattern"
@@ -280,7 +280,7 @@ ADDER = textwrap.dedent(
     """
     import sys
     from engine.home import Home
-    from engine.memory import MemoryStore
+    from engine.memory.store import MemoryStore
     home = Home.resolve(sys.argv[1])
     store = MemoryStore(home, "memory", limit=1_000_000)
     for n in range(int(sys.argv[3])):

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from engine.home import Home
-from engine.journal import Journal
-from engine.memory import Memory
+from engine.memory.store import Memory
+from engine.storage.journal import Journal
 
 
 @pytest.fixture

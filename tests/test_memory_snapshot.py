@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from engine.home import Home
-from engine.memory import Memory
-from engine.memory_snapshot import SEPARATOR
+from engine.memory.snapshot import SEPARATOR
+from engine.memory.store import Memory
 
 BAR = "═" * 46
 

@@ -16,13 +16,9 @@ from typing import Any
 import openai
 import pytest
 
-from engine.model_server import (
-    ScenarioError,
-    ScriptedModelServer,
-    builtin_scenarios,
-    load_scenario,
-    parse_scenario,
-)
+from engine.model_server.parsing import builtin_scenarios, load_scenario, parse_scenario
+from engine.model_server.scenario import ScenarioError
+from engine.model_server.server import ScriptedModelServer
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = [

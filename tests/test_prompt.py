@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from engine.prompt import LAYER_ORDER, assemble, guidance_text, make_layer, session_text
+from engine.prompt.layers import LAYER_ORDER, assemble, guidance_text, make_layer, session_text
 
 
 def test_layers_are_ordered_from_stable_to_volatile_and_empty_ones_dropped() -> None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from engine.config import load_config
 from engine.home import Home
-from engine.memory import Memory
-from engine.prompt_build import build_system_prompt, tool_schema_tokens
+from engine.memory.store import Memory
+from engine.prompt.build import build_system_prompt, tool_schema_tokens
 from engine.skills.tiers import SessionTiers
 from engine.skills.tools import SkillTools
 from engine.tools.knowledge import agent_registry

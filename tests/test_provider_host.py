@@ -270,7 +270,7 @@ def test_the_layer_is_ephemeral_and_capped(server: HonchoTestServer, hermes_home
         host.after_turn("projects")
         assert host.drain(WAIT)
         layer = host.take_layer()
-        from engine import tokens
+        from engine.text import tokens
 
         assert layer is not None and tokens.count(layer) <= 60
         assert LAYER_CACHED is False

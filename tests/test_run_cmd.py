@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.home import Home
-from engine.model_server import ScriptedModelServer
+from engine.model_server.server import ScriptedModelServer
 from tests.agent_support import serve, write_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,10 +76,14 @@ def test_run_json_prints_every_event_with_its_session(
 ) -> None:
     done = hws("run", "--json", "hello", home=hermes_home, cwd=project)
     assert done.returncode == 0, done.stderr
-    events = [json.loads(line) for line in done.stdout.splitlines()]
+    printed = [json.loads(line) for line in done.stdout.splitlines()]
+    # The session is titled beside the turn (a background event), after its first exchange.
+    titled = [e for e in printed if e["type"] == "session_titled"]
+    assert [(e["title"], e["by"]) for e in titled] == [("hello", "words")]
+    events = [e for e in printed if e["type"] != "session_titled"]
     kinds = [e["type"] for e in events]
     assert kinds[0] == "turn_started" and kinds[-1] == "turn_finished" and "text_delta" in kinds
-    assert len({e["session_id"] for e in events}) == 1 and events[0]["session_id"]
+    assert len({e["session_id"] for e in printed}) == 1 and events[0]["session_id"]
     assert events[-1]["text"] == "Hello from the script."
 
 

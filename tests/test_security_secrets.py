@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from engine.config import load_config
 from engine.home import Home
 from engine.logs import setup_logging
-from engine.redact import REDACTED, Redactor, StreamRedactor, redact_shapes
 from engine.sessions.store import SessionStore
+from engine.threats.redact import REDACTED, Redactor, StreamRedactor, redact_shapes
 from tests.fault_support import assert_clean_exit, files_containing, hws, write_scenario
 
 # Shapes of real keys (made up, never valid) and one configured key with no recognisable shape.

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.serve import port_free, processes_with_mark
-from engine.serve_access import is_loopback
+from engine.cli.serve import port_free, processes_with_mark
+from engine.cli.serve_access import is_loopback
 from tests.serve_support import ROOT, Served, free_port, open_tab, origin_of, token_of, workstations_of
 
 aiohttp = pytest.importorskip("aiohttp")

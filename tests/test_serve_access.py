@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 
-from engine.serve_access import ServeAccess, is_own_address, new_token, split_host
+from engine.cli.serve_access import ServeAccess, is_own_address, new_token, split_host
 
 TOKEN = new_token()
 LOCAL = ServeAccess("127.0.0.1", 8765, TOKEN)

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from engine.sessions import SessionStore
 from engine.sessions.session_search import RECAP_INSTRUCTIONS, SESSION_SEARCH_SCHEMA, session_search
+from engine.sessions.store import SessionStore
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.sessions import SessionStore
+from engine.sessions.store import SessionStore
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "hermes-0.19.0-state.db"

@@ -15,13 +15,14 @@ from typing import Any
 import pytest
 
 from engine.config import defaults
-from engine.sessions import SessionStore, StoreCorrupt, StoreError, StoreLocked
+from engine.sessions.errors import StoreCorrupt, StoreError, StoreLocked
+from engine.sessions.store import SessionStore
 
 ROOT = Path(__file__).resolve().parent.parent
 
 WRITER = """
 import asyncio, sys
-from engine.sessions import SessionStore
+from engine.sessions.store import SessionStore
 
 async def main(path, count, tag):
     store = await SessionStore.open(path)
@@ -39,7 +40,7 @@ asyncio.run(main(sys.argv[1], int(sys.argv[2]), sys.argv[3]))
 
 READER = """
 import asyncio, sys
-from engine.sessions import SessionStore
+from engine.sessions.store import SessionStore
 
 async def main(path, seconds):
     import time

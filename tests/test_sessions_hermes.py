@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from engine.config import defaults
-from engine.sessions import SessionStore, StoreError, StoreReadOnly
+from engine.sessions.errors import StoreError, StoreReadOnly
+from engine.sessions.store import SessionStore
 
 FIXTURE = Path(__file__).parent / "fixtures" / "hermes-0.19.0-state.db"
 

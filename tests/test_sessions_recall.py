@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.sessions import SessionStore
+from engine.sessions.store import SessionStore
 from tests.sessions_corpus import QUESTIONS, SESSIONS
 
 RECALL_AT_10 = 0.65

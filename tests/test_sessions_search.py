@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engine.config import defaults
-from engine.sessions import SessionStore
+from engine.sessions.store import SessionStore
 
 
 def settings(**overrides: Any) -> dict[str, Any]:

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.sessions import SessionNotFound, SessionStore, StoreError, StoreReadOnly, TitleConflict
+from engine.sessions.errors import SessionNotFound, StoreError, StoreReadOnly, TitleConflict
 from engine.sessions.schema import FRESH_SCHEMA_VERSION
+from engine.sessions.store import SessionStore
 
 
 @pytest.fixture

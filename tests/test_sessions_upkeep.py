@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from engine.config import defaults
-from engine.sessions import SessionStore, upkeep
+from engine.sessions import upkeep
+from engine.sessions.store import SessionStore
 
 WORDS = [
     "kiln",

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from engine.cli.model_setup import ModelChoice, SetupError, check_endpoint, restore_config, write_choice
 from engine.config import load_config
 from engine.config_edit import set_env_value, update_config
 from engine.home import Home
-from engine.model_server import ScriptedModelServer
-from engine.model_setup import ModelChoice, SetupError, check_endpoint, restore_config, write_choice
+from engine.model_server.server import ScriptedModelServer
 
 ROOT = Path(__file__).resolve().parent.parent
 USER_CONFIG = """\

@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import Input, Select, Static
 
 from engine.config import load_config
-from engine.model_server import ScriptedModelServer
+from engine.model_server.server import ScriptedModelServer
 from tests.tui_support import make_app, pause_until
 from tui.screens.setup import SetupScreen
 

@@ -8,9 +8,9 @@ import os
 import pytest
 
 from bench.skill_corpus import write_library
-from engine import tokens
 from engine.skills.index import CLOSING, HEADING
 from engine.skills.library import SkillLibrary
+from engine.text import tokens
 from tests.skills_support import open_library, skill_text, write_skill
 
 

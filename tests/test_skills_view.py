@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from engine import tokens
 from engine.config import load_config
 from engine.home import Home
 from engine.skills.tiers import SessionTiers
 from engine.skills.tools import SCHEMAS, SkillTools
+from engine.text import tokens
 from tests.skills_support import copy_public, skill_text, write_skill
 
 

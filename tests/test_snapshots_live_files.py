@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.memory_format import DELIMITER
+from engine.memory.format import DELIMITER
 from engine.providers.base import ObservedIdentity
 from engine.providers.identity import build_view
 from tests.live_files_support import wait_for

@@ -76,8 +76,8 @@ class PaneAgent(ScriptedAgent):
 
     def __init__(self, home: Home) -> None:
         super().__init__()
-        from engine.memory import Memory
-        from engine.prompt_build import build_system_prompt
+        from engine.memory.store import Memory
+        from engine.prompt.build import build_system_prompt
         from engine.skills.tiers import SessionTiers
         from engine.skills.tools import SkillTools
         from engine.tools.knowledge import agent_registry
@@ -147,7 +147,7 @@ def pane_app(monkeypatch: pytest.MonkeyPatch) -> Any:
     home = make_home(MODEL_CONFIG)
     write_skills(home)
     asyncio.run(seed_conversations(home))
-    from engine.memory import Memory
+    from engine.memory.store import Memory
 
     with monkeypatch.context() as fixed:  # journal entries dated by the fixed clock, as the panes draw it
         fixed.setattr(time, "time", lambda: FIXED_WALL_TIME)
@@ -211,7 +211,7 @@ def test_sessions_screen(snap_compare, pane_app) -> None:  # type: ignore[no-unt
         await pilot.press("ctrl+r")
         screen = pilot.app.screen
         for _ in range(200):
-            if getattr(screen, "rows", None) and not screen.loading:
+            if getattr(screen, "rows", None) and not screen.reading:
                 break
             await pilot.pause()
         await pilot.app.workers.wait_for_complete()

@@ -72,7 +72,7 @@ async def test_a_stored_turn_is_one_widget_that_looks_exactly_like_its_blocks() 
         assert not transcript.query(ToolBlock) and not transcript.query(FrozenReply)
         frozen = screen_cells(app)
         text = "\n".join("".join(c for c, _ in line) for line in frozen)
-        assert "you  question 0" in text and "read_file  path=src/part0.py  ✓" in text
+        assert "you  question 0" in text and "read_file  src/part0.py  ✓" in text
         assert "✗" in text and "Part 3" in text and "reads the file" in text
         transcript.scroll_to(y=0, animate=False, immediate=True)
         await pilot.pause()
@@ -149,5 +149,5 @@ async def test_a_stored_tool_call_shows_no_made_up_duration() -> None:
     async with app.run_test(size=(100, 50)) as pilot:
         await open_view(pilot, app, session_id)
         text = "\n".join("".join(c for c, _ in line) for line in screen_cells(app))
-        assert "read_file  path=src/part0.py  ✓" in text
+        assert "read_file  src/part0.py  ✓" in text
         assert "0ms" not in text, text

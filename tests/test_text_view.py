@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.config import load_config
-from engine.memory import Memory
+from engine.memory.store import Memory
 from tests.tui_support import MODEL_CONFIG, make_app, make_home, pause_until
 from tui.screens.text_view import TextScreen
 

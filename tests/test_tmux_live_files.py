@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.memory_format import char_count, parse_entries
+from engine.memory.format import char_count, parse_entries
 from tests.tmux import TmuxSession, TmuxTimeout, tmux_available
 
 pytestmark = pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")

@@ -7,7 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from engine import tokens
+from engine.text import tokens
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,7 +24,7 @@ RACE = textwrap.dedent(
         return real(*args)
 
     toktok._Tokenizer = counted  # every vocabulary load goes through here
-    from engine import tokens
+    from engine.text import tokens
 
     go = threading.Event()
     counts = []

@@ -9,10 +9,12 @@ from typing import Any
 
 from engine.config import defaults
 from engine.home import Home
-from engine.llm import LLMClient, ModelSettings
-from engine.model_server import ScriptedModelServer
-from engine.tool_loop import STOP_ANSWERED, STOP_ERROR, STOP_MAX_ITERATIONS, run_tool_loop
-from engine.tools import Tool, ToolContext, ToolRegistry
+from engine.llm.client import LLMClient
+from engine.llm.settings import ModelSettings
+from engine.model_server.server import ScriptedModelServer
+from engine.tools.context import ToolContext
+from engine.tools.loop import STOP_ANSWERED, STOP_ERROR, STOP_MAX_ITERATIONS, run_tool_loop
+from engine.tools.registry import Tool, ToolRegistry
 
 SYSTEM = {"role": "system", "content": "You are a test."}
 

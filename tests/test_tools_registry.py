@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 
-from engine import tokens
 from engine.events import MemoryWritten
-from engine.tools import Tool, ToolContext, ToolError, ToolRegistry, ToolResult, default_registry
+from engine.text import tokens
+from engine.tools.context import ToolContext
+from engine.tools.errors import ToolError
 from engine.tools.output import Limits, cap_json, cap_text, keep_head_tail
+from engine.tools.registry import Tool, ToolRegistry, ToolResult, default_registry
 from engine.tools.validate import validate
 from tests.tool_helpers import Bench, make_bench, with_settings
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.cli.doctor import WARNING, run_checks
 from engine.config import load_config
-from engine.doctor import WARNING, run_checks
 from engine.events import ApprovalNeeded, ApprovedBySession
 from engine.home import Home
 from engine.tools import sandbox as sandbox_module

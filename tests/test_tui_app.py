@@ -179,7 +179,7 @@ async def test_enter_on_the_skills_pane_opens_the_first_skill_without_an_arrow_k
 
 async def test_ctrl_z_in_the_journal_undoes_the_newest_write_without_an_arrow_key_first() -> None:
     """F2, tab to the journal, ctrl+z: it said "Highlight a journal entry first" though one was in view."""
-    from engine.memory import Memory
+    from engine.memory.store import Memory
 
     app = make_app(MODEL_CONFIG)
     Memory(app.home).tool_call({"action": "add", "target": "user", "content": "Likes tea"})
@@ -349,7 +349,7 @@ async def test_the_skills_legend_is_one_unbroken_line_beside_the_other_panes() -
 
 async def test_pane_entries_start_in_the_column_of_the_panes_other_lines() -> None:
     """The journal and the skills list started one column left of every other line of their pane."""
-    from engine.memory import Memory
+    from engine.memory.store import Memory
     from tests.live_files_support import make_skill
     from tests.tui_support import screen_cells
 
@@ -376,7 +376,7 @@ async def test_no_budget_line_is_cut_at_120_columns() -> None:
     cached share and the session's totals ended in '…'."""
     from textual.widgets import Static
 
-    from engine.memory import Memory
+    from engine.memory.store import Memory
     from tests.live_files_support import make_skill
 
     agent = ScriptedAgent(

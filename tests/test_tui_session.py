@@ -193,7 +193,7 @@ async def test_a_whole_session_through_the_scripted_model(scripted: Any) -> None
         screen = app.screen
         assert type(screen).__name__ == "SessionsScreen"
         await pilot.press(*"navbar", "enter")
-        assert await pause_until(pilot, lambda: screen.mode == "search" and not screen.loading, 400)
+        assert await pause_until(pilot, lambda: screen.mode == "search" and not screen.reading, 400)
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.rows, "the search found nothing"

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from engine.atomic import atomic_write_text
 from engine.home import Home
-from engine.memory_format import write_memory_file
-from engine.self_writes import SelfWrites
+from engine.memory.format import write_memory_file
+from engine.storage.atomic import atomic_write_text
+from engine.storage.self_writes import SelfWrites
 from tui.watcher import FileChange, HomeChanged, HomeWatcher, WatchStatus, is_litter
 
 DEBOUNCE = 0.05

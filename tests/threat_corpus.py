@@ -191,7 +191,7 @@ BENIGN: list[str] = [
     "The new rules are in CONTRIBUTING.md: squash merges only, conventional commits.",
     "This config overrides the default timeout of 30 seconds.",
     "Override the default ruff rules in pyproject.toml under [tool.ruff.lint].",
-    "The system prompt is built once per session and cached; see engine/prompt.py.",
+    "The system prompt is built once per session and cached; see engine/prompt/layers.py.",
     "Show the system prompt layers with the gauges pane (F3).",
     "Use `pretend` mode of the mock server to replay recorded responses.",
     "Act as a reviewer: point out bugs first, style last.",

@@ -10,7 +10,8 @@ from typing import Any
 from engine.config import Config, defaults
 from engine.events import Event
 from engine.home import Home
-from engine.tools import ApprovalRequest, Decision, ToolContext, ToolOutcome, ToolRegistry, default_registry
+from engine.tools.context import ApprovalRequest, Decision, ToolContext
+from engine.tools.registry import ToolOutcome, ToolRegistry, default_registry
 from engine.tools.terminal_session import close_terminal
 
 

@@ -4,8 +4,8 @@ The agent is any object with `run_turn(text)`, an async iterator of engine event
 `interrupt()` (stop the turn cleanly, keeping what was said), `answer_approval(request_id,
 decision)` (decision: "once", "session" or "deny"), `start()`, `close(end_reason)`, `compress(focus)`,
 `oversized(text)` with `fit_message(text, found, choice)` (a message too large for the window, found
-before it is sent), `kill_process(process_id)` (the palette kills a background process), and the
-attribute `on_background` (events from outside a turn). An approval
+before it is sent), `set_title(name)` (`/title`), `kill_process(process_id)` (the palette kills a
+background process), and the attribute `on_background` (events from outside a turn). An approval
 travels as a Future inside the `ApprovalNeeded` Message; the loop waits on it and hands the answer
 back before reading on.
 """

@@ -23,8 +23,8 @@ from textual.screen import Screen
 
 from engine.config import Config
 from engine.home import Home
-from engine.redact import Redactor
-from engine.tokens import estimate as estimate_tokens
+from engine.text.tokens import estimate as estimate_tokens
+from engine.threats.redact import Redactor
 from engine.tools.sandbox import sandbox_status
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
@@ -490,7 +490,7 @@ class HwsApp(
     @work(exclusive=True, group="size-check", exit_on_error=False, description="measure the message")
     async def _send_if_it_fits(self, text: str) -> None:
         """A message too large for the model's window is not sent before the person says how to go on."""
-        from engine.atomic import WriteError
+        from engine.storage.atomic import WriteError
         from tui.screens.oversized import OversizedScreen
 
         agent = self.agent

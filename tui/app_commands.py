@@ -78,6 +78,8 @@ class SlashCommands:
             self.new_conversation()
         elif name == "compress":
             self.compress_command(argument)
+        elif name == "title":
+            self.title_command(argument)
 
     def _agent_command(self, name: str, argument: str) -> None:
         """The agent-side commands by name (ctrl+n, the next-session bar, call "new")."""
@@ -201,6 +203,44 @@ class SlashCommands:
         if outcome is not None and not getattr(outcome, "compressed", True):
             note = str(getattr(outcome, "note", "") or "there was nothing to compress").rstrip(".")
             main.post_message(messages.Notice(f"Not compressed: {note}.", "info", "i"))
+
+    # /title [name]
+
+    def title_command(self, name: str) -> None:
+        """Name this session, or (no name) say what it is called."""
+        if not name:
+            self._say_title()
+            return
+        set_title = getattr(self.agent, "set_title", None) if self.agent is not None else None
+        if set_title is None:  # no agent yet (or one that keeps no sessions)
+            why = self.agent_problem or "this agent keeps no sessions to name"
+            self._say(f"/title needs the agent: {why}.", "warning")
+            return
+        self._set_title(set_title, name)
+
+    @work(group="title", exit_on_error=False, description="name the session")
+    async def _set_title(self, set_title: Any, name: str) -> None:
+        try:
+            titled = await set_title(name)
+        except Exception as exc:  # StoreError, TitleConflict: their message is the sentence
+            self._say(f"Not titled: {exc}", "warning", "!")
+            return
+        self.main_screen.post_message(messages.to_message(titled))
+
+    @work(group="title", exit_on_error=False, description="read the session's title")
+    async def _say_title(self) -> None:
+        title = ""
+        if self.session_id:
+            try:
+                title = await self.history.session_title(self.session_id)  # type: ignore[attr-defined]
+            except Exception:  # an unreadable state.db: said as no title
+                title = ""
+        if title:
+            self._say(f"This session is titled “{title}” · /title NAME renames it.")
+        elif self.session_id:
+            self._say("This session has no title yet: its first exchange names it, or /title NAME does.")
+        else:
+            self._say("No session yet: the first message starts one; /title NAME then names it.")
 
     # /model [name]
 

@@ -52,7 +52,10 @@ class HistoryFeeds:
         def replace_agent(self, end_reason: str, resume: str | None, reason: str) -> Any: ...
 
     def init_history(self) -> None:
+        from tui.screens.sessions import SessionsListState
+
         self.history = HistoryReader(self.home, self.config)
+        self.sessions_list = SessionsListState()  # where the sessions screen was left, for its next opening
 
     async def on_unmount(self) -> None:
         """Close the read-only connection: its thread is not a daemon and would keep `hws` from exiting.
@@ -100,9 +103,11 @@ class HistoryFeeds:
         from tui.screens.sessions import SessionsScreen
 
         if isinstance(self.screen, SessionsScreen):
-            self.pop_screen()
+            self.screen.close()
             return
-        screen = SessionsScreen(current=self.session_id, page_size=int(self.tui.sessions_page))
+        screen = SessionsScreen(
+            current=self.session_id, page_size=int(self.tui.sessions_page), state=self.sessions_list
+        )
         self.push_screen(screen, self.session_chosen)
 
     @work(group="sessions-list", exclusive=True, exit_on_error=False, description="list past sessions")

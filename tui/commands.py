@@ -26,6 +26,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
         args="[pending|approve ID|reject ID|diff ID]",
     ),
     SlashCommand("sessions", "browse and search past sessions"),
+    SlashCommand("title", "name this session (no name: say its title)", args="[name]"),
     SlashCommand("edit", "edit files side by side (SOUL.md, memory, skills)", args="[file] [file]"),
     SlashCommand("identity", "SOUL.md and USER.md beside what the provider observed"),
     SlashCommand("undo", "undo the last memory or skill write"),

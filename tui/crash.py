@@ -24,7 +24,7 @@ def redact_crash_output(app: Any, home_root: Path, config: Any) -> None:
     redactor, `.env` included. Printed without colours, so no escape code splits a key from its match."""
     from rich.console import Console
 
-    from engine.redact import RedactingStream, home_redactor
+    from engine.threats.redact import RedactingStream, home_redactor
 
     def redact(text: str) -> str:
         return home_redactor(home_root, config)(text)

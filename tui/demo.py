@@ -26,7 +26,9 @@ from tui.crash import crash_code, exit_after_crash
 
 if TYPE_CHECKING:
     from engine.config import Config
-    from engine.demo import DemoWorkspace, HomeReport, Step
+    from engine.demo.report import HomeReport
+    from engine.demo.script import Step
+    from engine.demo.workspace import DemoWorkspace
     from tui.demo_agent import DemoAgent
 
 TURN_TIMEOUT = 300.0  # seconds a scripted turn may take before the demo goes on without it
@@ -268,7 +270,7 @@ class DemoApp(HwsApp):
         self._reported.clear()
 
     async def _finish(self) -> None:
-        from engine.demo import build_report
+        from engine.demo.report import build_report
 
         self.report = await asyncio.to_thread(build_report, self.workspace)
         root = self.workspace.home.root
@@ -309,7 +311,8 @@ class DemoApp(HwsApp):
 def launch_demo(argv: Sequence[str]) -> int:
     """`hws demo [DEMO] [--speed S] [--keep PATH]` in the workstation; exit code as the app's."""
     from engine.cli.demo_cmd import add_arguments
-    from engine.demo import DemoError, DemoWorkspace, load_demo
+    from engine.demo.script import DemoError, load_demo
+    from engine.demo.workspace import DemoWorkspace
 
     parser = argparse.ArgumentParser(prog="hws demo")
     add_arguments(parser)

@@ -17,8 +17,8 @@ from engine import events
 
 if TYPE_CHECKING:
     from engine.agent import Agent
-    from engine.demo import DemoWorkspace
-    from engine.prompt import SystemPrompt
+    from engine.demo.workspace import DemoWorkspace
+    from engine.prompt.layers import SystemPrompt
 
 Sink = Callable[[events.Event], object]
 Say = Callable[[str], object]

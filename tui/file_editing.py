@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from textual.css.query import NoMatches
 
-from engine import editing
-from engine.self_writes import content_hash
-from engine.text_merge import merge_with_markers
+from engine.editing import buffers as editing
+from engine.editing.merge import merge_with_markers
+from engine.storage.self_writes import content_hash
 from widgets.file_editor import FileEditor
 
 if TYPE_CHECKING:

@@ -2,7 +2,8 @@
 
 `hws --scripted [--scenario NAME|FILE]` runs it against the scripted model server (started in this
 process, no API key) on a temporary home, unless `--home` names one; `hws --resume SESSION` opens
-a past conversation and goes on with it.
+a past conversation (by id, id prefix or title) and goes on with it; `hws -c` goes on with the most
+recent one.
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         description="Open the workstation (subcommands run headless: `hws --help` lists them).",
     )
     parser.add_argument("--home", metavar="PATH", help="use this home instead of $HERMES_HOME")
+    add_workstation_options(parser)
+    return parser.parse_args(list(argv))
+
+
+def add_workstation_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """The options of `hws` without a subcommand (`--home` aside, which the subcommands share)."""
     parser.add_argument(
         "--scripted",
         action="store_true",
@@ -35,9 +42,27 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         metavar="NAME|FILE",
         help="the scripted model's scenario: a shipped name or a YAML file (implies --scripted)",
     )
-    parser.add_argument("--resume", metavar="SESSION", help="go on with a past session (id or unique prefix)")
+    going_on = parser.add_mutually_exclusive_group()
+    going_on.add_argument(
+        "--resume", metavar="SESSION", help="go on with a past session (its id, an id prefix or its title)"
+    )
+    going_on.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="go on with the most recent session",
+    )
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
-    return parser.parse_args(list(argv))
+
+
+def print_help() -> None:
+    """`hws --help`: the workstation's own options, then the headless subcommands."""
+    from engine.cli import build_parser
+
+    parser = build_parser()
+    add_workstation_options(parser.add_argument_group("open the workstation (no COMMAND)"))
+    parser.print_help()
 
 
 class _VersionAction(argparse.Action):
@@ -76,6 +101,14 @@ def launch(argv: Sequence[str]) -> int:
         except (HomeError, ConfigError) as exc:
             print(exc, file=sys.stderr)
             return 2
+        if args.continue_last:
+            from engine.sessions.latest import most_recent_session
+
+            found, problem = most_recent_session(home, config, "hws")
+            if found is None:
+                print(problem, file=sys.stderr)
+                return 2
+            args.resume = found
         served = "web_driver" in os.environ.get("TEXTUAL_DRIVER", "")  # under `hws serve`: a browser tab
         if not served and (not sys.stdout.isatty() or not sys.stdin.isatty()):
             print(

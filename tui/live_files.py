@@ -20,7 +20,7 @@ from widgets.file_editor import FileEditor
 from widgets.next_session import SessionDrift
 
 if TYPE_CHECKING:
-    from engine.editing import EditTarget
+    from engine.editing.buffers import EditTarget
     from tui.file_editing import EditorController
     from tui.screens.editor import EditorScreen
 
@@ -39,7 +39,7 @@ def entry_summary(change: FileChange, width: int = 48) -> str:
     """For a memory file: the entries a change added and removed, e.g. `: + "Hates light themes"`."""
     if change.store not in ("memory", "user") or (change.after is None and change.before is None):
         return ""
-    from engine.memory_format import parse_entries
+    from engine.memory.format import parse_entries
 
     before = parse_entries(change.before or "")
     after = parse_entries(change.after or "")
@@ -133,7 +133,7 @@ class LiveFilesMixin:
 
     def _journal_external(self, changes: list[FileChange]) -> None:
         """On the watcher thread, before the news is posted: hand edits are journaled as `external`."""
-        from engine.external_edits import journal_external
+        from engine.editing.external_edits import journal_external
 
         for change in changes:
             journal_external(self.home, self.config, change.store, change.path, change.before, change.after)
@@ -179,7 +179,10 @@ class LiveFilesMixin:
                         main.memory, [c for c in changes if c.store in ("memory", "user")], external
                     )
                 if "skill" in stores:
-                    self._refresh_pane(main.skills, [c for c in changes if c.store == "skill"], external)
+                    skill_changes = [c for c in changes if c.store == "skill"]
+                    self._refresh_pane(main.skills, skill_changes, external)
+                    if external:
+                        main.skills.changed_outside(_skill_dirs(self.home, skill_changes))
                 if "pending_memory" in stores:  # a write staged or decided by another hws (or Hermes)
                     main.memory.reload_from_disk()
                 if "pending_skills" in stores:
@@ -250,7 +253,7 @@ class LiveFilesMixin:
 
     def _disk_layers(self) -> dict[str, str]:
         """The identity and skills index a session started now would get (blocking: call in a thread)."""
-        from engine.prompt_build import identity_layer
+        from engine.prompt.build import identity_layer
         from engine.skills.library import SkillLibrary
 
         identity = identity_layer(self.home, self.config, exact=False)
@@ -433,10 +436,18 @@ class LiveFilesMixin:
 
 
 def _skill_name(home: Any, path: Any) -> str:
-    from engine.external_edits import skill_dir_for
+    from engine.editing.external_edits import skill_dir_for
 
     folder = skill_dir_for(home, path)
     return folder.name if folder is not None else ""
+
+
+def _skill_dirs(home: Any, changes: list[FileChange]) -> list[str]:
+    """The skill folders (as paths) that changed files belong to."""
+    from engine.editing.external_edits import skill_dir_for
+
+    folders = (skill_dir_for(home, change.path) for change in changes)
+    return [str(folder) for folder in folders if folder is not None]
 
 
 def _closing(app: Any) -> bool:

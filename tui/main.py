@@ -9,13 +9,23 @@ import sys
 from collections.abc import Sequence
 
 
-def _wants_subcommand(argv: Sequence[str]) -> bool:
+def _without_home(argv: Sequence[str]) -> list[str]:
     args = list(argv)
     while args and args[0] == "--home" and len(args) >= 2:
         args = args[2:]
     while args and args[0].startswith("--home="):
         args = args[1:]
-    return bool(args) and (not args[0].startswith("-") or args[0] in ("-h", "--help"))
+    return args
+
+
+def _wants_subcommand(argv: Sequence[str]) -> bool:
+    args = _without_home(argv)
+    return bool(args) and not args[0].startswith("-")
+
+
+def _wants_help(argv: Sequence[str]) -> bool:
+    args = _without_home(argv)
+    return bool(args) and args[0] in ("-h", "--help")
 
 
 def _demo_arguments(argv: Sequence[str]) -> list[str] | None:
@@ -40,6 +50,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tui.demo import launch_demo
 
         return launch_demo(demo)
+    if _wants_help(argv):  # the workstation's options and the subcommands, on one page
+        from tui.launch import print_help
+
+        print_help()
+        return 0
     if _wants_subcommand(argv):
         from engine.cli import main as cli_main
 

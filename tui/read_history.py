@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from widgets.transcript_history import HistoryItem, HistoryPage
@@ -19,8 +20,30 @@ from widgets.transcript_history import HistoryItem, HistoryPage
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
-    from engine.sessions.records import MessageRecord
+    from engine.sessions.records import MessageRecord, ToolResultRecord
     from engine.sessions.store import SessionStore
+    from engine.tools.registry import ToolRegistry
+
+
+@dataclass(frozen=True)
+class StoredCalls:
+    """What state.db kept of a page's tool calls beside the messages: by result message id, what the
+    tool layer said of the result; by tool call id, the person's answer (see `approval_of`)."""
+
+    outcomes: Mapping[int, ToolResultRecord] = field(default_factory=dict)
+    approvals: Mapping[str, str] = field(default_factory=dict)
+
+
+def approval_of(rows: list[dict[str, Any]]) -> str:
+    """One call's approval from its rows in `hws_approvals`: `deny` when any check was declined,
+    else the person's answer (`once`, `session`), else `rule` (an earlier session approval covered it)."""
+    decisions = [str(r["decision"]) for r in rows]
+    if "deny" in decisions:
+        return "deny"
+    asked = [str(r["decision"]) for r in rows if not r["by_session_rule"]]
+    if asked:
+        return "session" if "session" in asked else asked[-1]
+    return "rule"
 
 
 @dataclass(frozen=True)
@@ -49,6 +72,7 @@ class HistoryReader:
         self.config = config
         self._store: SessionStore | None = None
         self._lock = asyncio.Lock()
+        self._registry: ToolRegistry | None = None  # built on first use, for the calls' previews
 
     async def store(self) -> SessionStore | None:
         """The read-only store, opened on first use; None while there is no database yet."""
@@ -96,12 +120,44 @@ class HistoryReader:
         else:
             records, more_below = await self._down(store, session_id, anchor, limit, stop)
             more_above = True
+        calls = await self._call_records(store, records)
         items = await asyncio.to_thread(
-            history_items, records, width, int(self.config.tui.tool_preview_chars)
+            history_items,
+            records,
+            width,
+            int(self.config.tui.tool_preview_chars),
+            calls,
+            self._describe_call,
         )
         first = (records[0].session_id, records[0].id) if records else None
         last = (records[-1].session_id, records[-1].id) if records else None
         return HistoryPage(direction, tuple(items), first, last, more_above, more_below, request)
+
+    async def _call_records(self, store: SessionStore, records: list[Any]) -> StoredCalls:
+        """What the engine kept of the page's tool calls: each result's outcome, each call's approval."""
+        result_ids = [int(r.id) for r in records if r.role == "tool"]
+        if not result_ids:
+            return StoredCalls()
+        outcomes = await store.tool_results(result_ids)
+        sessions = dict.fromkeys(r.session_id for r in records)
+        for session_id in list(sessions):  # a call copied into a continuation was answered in its parent
+            parent = await self._chain_parent(store, session_id)
+            if parent is not None:
+                sessions.setdefault(parent)
+        answers: dict[str, list[dict[str, Any]]] = {}
+        for session_id in sessions:
+            for row in await store.approvals(session_id):
+                if row["tool_call_id"]:
+                    answers.setdefault(str(row["tool_call_id"]), []).append(row)
+        return StoredCalls(outcomes, {call_id: approval_of(rows) for call_id, rows in answers.items()})
+
+    def _describe_call(self, name: str, arguments: dict[str, Any]) -> str:
+        """A stored call's one-line preview, as the tool registry wrote it when the call was live."""
+        if self._registry is None:
+            from engine.tools.knowledge import agent_registry
+
+            self._registry = agent_registry()
+        return str(self._registry.call_detail(name, arguments, int(self.config.tool_output.preview_chars)))
 
     async def _tail(self, store: SessionStore, session_id: str, limit: int) -> tuple[list[Any], bool, bool]:
         _first, last, total = await store.bookends(session_id, limit, roles=())
@@ -176,6 +232,15 @@ class HistoryReader:
             return None
         return parent.id
 
+    async def session_title(self, session_id: str) -> str:
+        """The title of a session's conversation, kept on its first session ("" when it has none, or
+        there is no database yet)."""
+        store = await self.store()
+        if store is None:
+            return ""
+        session = await store.get_session(await store.lineage_root(session_id))
+        return str(session.title or "") if session is not None else ""
+
     async def last_user_message(self, session_id: str, text: str) -> int | None:
         """The stored id of the newest user message of a session, when it says `text`."""
         store = await self.store()
@@ -229,16 +294,19 @@ class HistoryReader:
         for hit in result.get("results", []):
             start = hit.get("bookend_start") or []
             preview = " ".join(str(start[0].get("content", "")).split())[:160] if start else ""
+            hit_session = str(hit.get("session_id"))
+            # The hit's whole conversation, as the list counts it (the hit names only its session).
+            conversation = await store.conversation(hit_session)
             rows.append(
                 SessionRow(
-                    session_id=str(hit.get("session_id")),
-                    root_id=str(hit.get("conversation") or hit.get("session_id")),
-                    title=str(hit.get("title") or ""),
-                    when=str(hit.get("when") or ""),
-                    last_active=0.0,
+                    session_id=conversation.tip_id if conversation else hit_session,
+                    root_id=str(hit.get("conversation") or hit_session),
+                    title=str((conversation.title if conversation else hit.get("title")) or ""),
+                    when=str(conversation.root.when if conversation else hit.get("when") or ""),
+                    last_active=conversation.last_active if conversation else 0.0,
                     source=str(hit.get("source") or ""),
-                    message_count=int(hit.get("message_count") or 0),
-                    sessions=(),
+                    message_count=conversation.message_count if conversation else 0,
+                    sessions=tuple(conversation.session_ids) if conversation else (),
                     preview=preview,
                     snippet=" ".join(str(hit.get("snippet") or "").split()),
                     match_message_id=hit.get("match_message_id"),
@@ -304,15 +372,27 @@ def trim_to_turns(records: list[Any], direction: str, more: bool) -> list[Any]:
     return records[: users[-1]] if users and users[-1] > 0 else records  # end before the next turn
 
 
-def history_items(records: list[MessageRecord], width: int, preview_chars: int) -> list[HistoryItem]:
-    """Stored messages as transcript items: user lines, laid-out replies, tool calls with results."""
+def history_items(
+    records: list[MessageRecord],
+    width: int,
+    preview_chars: int,
+    calls: StoredCalls | None = None,
+    describe: Callable[[str, dict[str, Any]], str] | None = None,
+) -> list[HistoryItem]:
+    """Stored messages as transcript items: user lines, laid-out replies, tool calls with results.
+
+    A tool call is drawn as it was live: `describe` gives its one-line preview (the registry's),
+    `calls` its result's outcome and summary and the person's approval; a call whose outcome was
+    never kept (an older database, Hermes' own sessions) is judged from its result's text.
+    """
     from engine import events
     from engine.compression.messages import looks_like_summary
     from engine.compression.summary_message import split_summary
     from widgets.transcript_blocks import reply_strips
 
+    calls = calls or StoredCalls()
     items: list[HistoryItem] = []
-    calls: dict[str, int] = {}  # tool call id -> index of its item
+    call_items: dict[str, int] = {}  # tool call id -> index of its item
     previous_session = records[0].session_id if records else ""
     for record in records:
         ref = (record.session_id, int(record.id))
@@ -334,28 +414,64 @@ def history_items(records: list[MessageRecord], width: int, preview_chars: int) 
                 items.append(HistoryItem("reply", ref, text=text, strips=strips, width=width))
             for call in record.tool_calls or []:
                 call_id, name, arguments = _call_parts(call)
-                calls[call_id] = len(items)
-                called = events.ToolCalled(record.session_id, call_id, name, arguments, "")
-                items.append(HistoryItem("tool", ref, call=called))
+                call_items[call_id] = len(items)
+                preview = _preview(describe, name, arguments)
+                called = events.ToolCalled(record.session_id, call_id, name, arguments, preview)
+                approval = calls.approvals.get(call_id, "auto")
+                items.append(HistoryItem("tool", ref, call=called, approval=approval))
         elif record.role == "tool":
             call_id = str(record.tool_call_id or "")
+            kept = calls.outcomes.get(int(record.id))
+            ok, summary = (kept.ok, kept.summary) if kept else judged_result(text, preview_chars)
             result = events.ToolFinished(
                 record.session_id,
                 call_id,
                 str(record.tool_name or "tool"),
-                not text.lstrip().startswith(('{"success": false', '{"error"', "Error")),
-                " ".join(text.split())[:preview_chars],
-                0.0,
+                ok,
+                summary,
+                kept.duration_s if kept else 0.0,
                 text,
             )
-            index = calls.get(call_id)
+            index = call_items.get(call_id)
             if index is not None:
                 item = items[index]
-                items[index] = HistoryItem("tool", item.ref, ref, call=item.call, result=result)
+                items[index] = replace(item, ref_end=ref, result=result)
             else:
                 called = events.ToolCalled(record.session_id, call_id, result.name, {}, "")
-                items.append(HistoryItem("tool", ref, call=called, result=result))
+                approval = calls.approvals.get(call_id, "auto")
+                items.append(HistoryItem("tool", ref, call=called, result=result, approval=approval))
     return items
+
+
+def _preview(
+    describe: Callable[[str, dict[str, Any]], str] | None, name: str, arguments: dict[str, Any]
+) -> str:
+    if describe is None:
+        return ""
+    try:
+        return describe(name, arguments)
+    except Exception:  # a preview is a nicety: the arguments still show
+        return ""
+
+
+def judged_result(text: str, limit: int) -> tuple[bool, str]:
+    """Whether a stored result without a kept outcome failed, and its one-line summary, from its text:
+    the error and refusal shapes the tool layer writes (`{"error": …}`, `{"success": false, …}`,
+    `{"declined": true, …}`)."""
+    from engine.tools.preview import default_summary, one_line
+
+    try:
+        value = json.loads(text) if text.lstrip().startswith("{") else None
+    except ValueError:
+        value = None
+    if isinstance(value, dict):
+        if value.get("declined") is True:
+            return False, "declined by the user"
+        failed = value.get("success") is False or ("error" in value and value.get("success") is not True)
+        if failed:
+            return False, one_line(f"error: {value.get('error') or value.get('message') or 'failed'}", limit)
+        return True, default_summary(value, limit)
+    return not text.lstrip().startswith("Error"), default_summary(text, limit)
 
 
 def _call_parts(call: Any) -> tuple[str, str, dict[str, Any]]:

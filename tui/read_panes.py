@@ -25,8 +25,8 @@ from widgets.skills_pane import SkillRow, SkillsView
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
-    from engine.memory import Memory
-    from engine.prompt import SystemPrompt
+    from engine.memory.store import Memory
+    from engine.prompt.layers import SystemPrompt
     from engine.skills.gate import SkillGate
 
 _UNDONE_MEMORY = re.compile(r"\bundo ([0-9a-f]{4,})\b")
@@ -51,7 +51,7 @@ class Readers:
         """The memory stores as the user writes them (undo, hand edits), created on first use."""
         with self._lock:
             if self._memory is None:
-                from engine.memory import Memory
+                from engine.memory.store import Memory
 
                 self._memory = Memory(self.home, self.config, who="user")
             return self._memory
@@ -59,7 +59,7 @@ class Readers:
     # Memory.
 
     def memory_view(self, agent: Any, journal_rows: int) -> MemoryView:
-        from engine.memory_format import FILES, char_count
+        from engine.memory.format import FILES, char_count
 
         memory = self.memory
         prompt = started_prompt(agent)
@@ -68,6 +68,7 @@ class Readers:
             store = memory.store(target)
             enabled = target in memory.stores
             problem = "" if enabled else f"{FILES[target]} is off in config (memory.*_enabled)."
+            unreadable = False
             try:
                 state = store.state()
                 disk = tuple(state.entries)
@@ -79,6 +80,7 @@ class Readers:
                 store.sync_journal()  # a hand edit since the last write shows in the journal as `external`
             except Exception as exc:  # MemoryRefused (not UTF-8, a symlink out of the home), OSError
                 disk, problem = (), str(getattr(exc, "result", {}).get("error") or exc)
+                unreadable = True
             frozen = frozen_entries(prompt, target) if prompt is not None else None
             files.append(
                 MemoryFile(
@@ -90,6 +92,8 @@ class Readers:
                     frozen=frozen,
                     frozen_chars=char_count(list(frozen)) if frozen is not None else 0,
                     problem=problem,
+                    unreadable=unreadable,
+                    modified_at=_modified_at(store.path),
                 )
             )
         rows: tuple[JournalRow, ...] = ()
@@ -109,7 +113,7 @@ class Readers:
 
     def pending_rows(self, subsystem: str) -> tuple[PendingRow, ...]:
         """Pending writes of `memory` or `skills`, oldest first, with the diff approving each makes now."""
-        from engine.write_approval import pending
+        from engine.pending.approval import pending
 
         items, _unreadable = pending(self.home, self.config, subsystem)
         return tuple(
@@ -119,7 +123,7 @@ class Readers:
 
     def decide_pending(self, subsystem: str, pending_id: str, decision: str) -> dict[str, Any]:
         """Approve (through the store's own path) or reject one pending write."""
-        from engine.write_approval import approve, reject
+        from engine.pending.approval import approve, reject
 
         if decision == "approve":
             return approve(self.home, self.config, subsystem, pending_id)
@@ -127,8 +131,8 @@ class Readers:
 
     def pending_diff(self, subsystem: str, pending_id: str) -> tuple[str, str]:
         """(title, text) of the whole diff approving one pending write would make now."""
-        from engine.staged_writes import StagedError, StagedWrites
-        from engine.write_approval import review
+        from engine.pending.approval import review
+        from engine.pending.records import StagedError, StagedWrites
 
         try:
             record = StagedWrites(self.home).find(subsystem, pending_id)
@@ -223,14 +227,14 @@ class Readers:
     def schema_tokens(self, registry: Any) -> int:
         key = id(registry)
         if key not in self._schema_tokens:
-            from engine.prompt_build import tool_schema_tokens
+            from engine.prompt.build import tool_schema_tokens
 
             self._schema_tokens[key] = tool_schema_tokens(registry.schemas())
         return self._schema_tokens[key]
 
     def preview_prompt(self) -> tuple[SystemPrompt, int]:
         """The prompt a session started now would get, and its tool schemas' tokens."""
-        from engine.prompt_build import build_system_prompt
+        from engine.prompt.build import build_system_prompt
         from engine.skills.library import SkillLibrary
         from engine.tools.knowledge import agent_registry
 
@@ -360,6 +364,14 @@ class Readers:
         return data.decode("utf-8", errors="replace")
 
 
+def _modified_at(path: Path) -> float:
+    """When a file last changed (0.0 when it is not there)."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
 def started_prompt(agent: Any) -> SystemPrompt | None:
     """The frozen prompt of the agent's session, or None when there is no session yet."""
     if agent is None:
@@ -370,8 +382,8 @@ def started_prompt(agent: Any) -> SystemPrompt | None:
 
 def frozen_entries(prompt: SystemPrompt, target: str) -> tuple[str, ...]:
     """The entries of one memory file as the model sees them in this session's prompt."""
-    from engine.memory_format import DELIMITER
-    from engine.memory_snapshot import HEADERS, SEPARATOR
+    from engine.memory.format import DELIMITER
+    from engine.memory.snapshot import HEADERS, SEPARATOR
 
     layer = prompt.layer(target)
     text = layer.text if layer is not None else prompt.text

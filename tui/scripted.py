@@ -17,7 +17,7 @@ class ScriptedModelError(Exception):
 
 @dataclass
 class ScriptedModel:
-    server: Any  # engine.model_server.ScriptedModelServer, running
+    server: Any  # engine.model_server.server.ScriptedModelServer, running
     scenario: str
     model: str
 
@@ -45,7 +45,9 @@ class ScriptedModel:
 
 
 def start_scripted_model(scenario: str = "default") -> ScriptedModel:
-    from engine.model_server import ScenarioError, ScriptedModelServer, load_scenario
+    from engine.model_server.parsing import load_scenario
+    from engine.model_server.scenario import ScenarioError
+    from engine.model_server.server import ScriptedModelServer
 
     try:
         loaded = load_scenario(scenario)

@@ -26,7 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if token == "":
         print("python -m tui.serve: no access token on stdin (or pass --no-token).", file=sys.stderr)
         return 2
-    from engine.serve_access import ServeAccess
+    from engine.cli.serve_access import ServeAccess
     from tui.serve_server import GuardedServer
 
     access = ServeAccess(args.host, args.port, token, args.url)

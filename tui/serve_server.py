@@ -14,7 +14,7 @@ import aiohttp_jinja2
 from aiohttp import hdrs, web
 from textual_serve.server import Server, to_int
 
-from engine.serve_access import ServeAccess
+from engine.cli.serve_access import ServeAccess
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 PAGE_HEADERS = {

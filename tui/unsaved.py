@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from engine.editing import SaveResult
+    from engine.editing.buffers import SaveResult
     from widgets.file_editor import FileEditor
 
 log = logging.getLogger("engine.workstation")  # the engine's logger writes the home's logs

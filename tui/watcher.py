@@ -5,7 +5,7 @@ A second thread flushes a row once the file has been quiet for `watch.debounce_m
 compares its content hash with what it saw before: a burst of events (an editor's in-place write, an
 atomic replace that shows up as `moved` onto the target) becomes one change, a read or a touch
 becomes none. Editor litter (`.x.swp`, `x~`, `4913`, temp files) is ignored, and so is content this
-process wrote itself (`engine.self_writes`). What is left is posted as `HomeChanged`.
+process wrote itself (`engine.storage.self_writes`). What is left is posted as `HomeChanged`.
 
 When file events cannot be had (inotify limits, a network file system), the same pipeline runs on
 watchdog's polling observer and `WatchStatus` says so.
@@ -37,9 +37,9 @@ from watchdog.events import (
     FileSystemEventHandler,
 )
 
-from engine.external_edits import classify
+from engine.editing.external_edits import classify
 from engine.home import Home
-from engine.self_writes import REGISTRY, SelfWrites, content_hash
+from engine.storage.self_writes import REGISTRY, SelfWrites, content_hash
 
 LITTER = (".*.sw?", ".*.sw??", "*~", "4913", ".*.tmp", "*.tmp", "*.lock", "*.bak.*", ".#*", "#*#")
 NETWORK_FILE_SYSTEMS = frozenset(

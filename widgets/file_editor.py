@@ -19,7 +19,7 @@ from textual.reactive import reactive
 from textual.widgets import Static, TextArea
 
 if TYPE_CHECKING:
-    from engine.edit_checks import CheckResult
+    from engine.editing.checks import CheckResult
 
 MAX_PROBLEMS_SHOWN = 3
 

@@ -54,6 +54,8 @@ class MemoryFile:
     frozen: tuple[str, ...] | None = None  # None: no session yet, so the model will see the disk
     frozen_chars: int = 0
     problem: str = ""  # the file cannot be read, or does not round-trip
+    unreadable: bool = False  # it could not be read at all (not UTF-8, a symlink out of the home)
+    modified_at: float = 0.0  # the file's own time of change (0: there is no file)
 
     @property
     def in_sync(self) -> bool:
@@ -272,7 +274,7 @@ class MemoryPane(Pane):
         lines: list[Static] = []
         for file in self.view.files:
             lines.append(self._file_head(file))
-            outside = self._changed_outside(file.target)
+            outside = self._changed_outside(file)
             if outside is not None:
                 lines.append(Static(outside, classes="memory-line -outside"))
             if file.problem:
@@ -304,15 +306,22 @@ class MemoryPane(Pane):
             box.remove_children()
             box.mount_all(lines)
 
-    def _changed_outside(self, target: str) -> Content | None:
-        """A line when the file's newest journaled change was made outside hws (an editor, a script)."""
-        newest = next((row for row in self.view.journal if row.target == target), None)
-        if newest is None or newest.who != "external":
+    def _changed_outside(self, file: MemoryFile) -> Content | None:
+        """A line while the file's newest change, made outside hws (an editor, a script), is not in
+        what the model sees: gone once a session has read the file as it is now."""
+        newest = next((row for row in self.view.journal if row.target == file.target), None)
+        if file.unreadable and file.modified_at and (newest is None or file.modified_at > newest.at):
+            at = file.modified_at  # the journal cannot keep what it cannot read: the file's time says when
+        elif newest is not None and newest.who == "external":
+            at = newest.at
+        else:
             return None
+        if self.view.session_started and file.in_sync:
+            return None  # this session's snapshot was taken after the change: it holds it already
         return Content.assemble(
             ("⟲ ", "$warning"),
             ("changed on disk outside hws", "$warning"),
-            f" at {clock_time(newest.at)}",
+            f" at {clock_time(at)}",
             (" — the next session reads it" if self.view.session_started else "", "dim"),
         )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.text_size import line_count, size_words
+from engine.text.size import line_count, size_words
 
 
 def pasted_text(raw: str) -> str:

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import Static
 from textual.widgets.option_list import Option
 
-from engine.printable import printable
+from engine.text.printable import printable
 from widgets.pane import PaneLog
 
 DIFF_LINES = 8  # lines of a pending write's diff shown in the pane (enter shows all of it)

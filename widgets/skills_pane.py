@@ -11,6 +11,7 @@ ctrl+a approves or ctrl+x rejects one (enter shows the whole diff).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
@@ -22,7 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.widgets.option_list import Option
 
-from engine.printable import printable
+from engine.text.printable import printable
 from widgets.gauge import format_tokens
 from widgets.pane import Pane, PaneLog
 from widgets.pending_list import PendingList, PendingRow
@@ -40,6 +41,7 @@ CHANGE_MARK = {
     "remove_file": ("✎ file removed", "$accent"),
     "delete": ("✗ deleted", "bold $error"),
     "restore": ("↶ restored", "$accent"),
+    "external": ("⟲ edited outside hws", "$warning"),
 }
 VERDICT_MARK = {"caution": ("⚠ caution", "$warning"), "dangerous": ("✗ dangerous", "bold $error")}
 SHOWN_NOTE = {
@@ -139,6 +141,7 @@ class SkillsPane(Pane):
         self.changed: dict[str, str] = {}
         self.verdicts: dict[str, tuple[str, int, str]] = {}
         self.loads: dict[str, tuple[int, dict[str, int]]] = {}  # this session's loads, from the events
+        self.edited_outside: set[str] = set()  # skill folders changed by hand (an editor) this session
         self._summarise()
 
     def compose_body(self) -> ComposeResult:
@@ -205,6 +208,20 @@ class SkillsPane(Pane):
         self._summarise()
         self._draw()
 
+    def changed_outside(self, skill_dirs: list[str]) -> None:
+        """Files of these skill folders were changed by hand (any file: the body as well as the
+        frontmatter), which the next load or session reads: marked until the next session."""
+        self.edited_outside.update(skill_dirs)
+        self._summarise()
+        self._draw()
+
+    def _change(self, row: SkillRow) -> str:
+        """What happened to a skill this session: the agent's change, else a hand edit, else ""."""
+        if row.name in self.changed:
+            return self.changed[row.name]
+        folder = os.path.abspath(os.path.dirname(row.path)) if row.path else ""
+        return "external" if folder in self.edited_outside else ""
+
     def skill_loaded(self, event: events.SkillLoaded) -> None:
         """Mark the tier at once; the reading that follows brings the exact costs."""
         loaded, files = self.loads.get(event.name, (0, {}))
@@ -220,6 +237,7 @@ class SkillsPane(Pane):
     def reset_session(self) -> None:
         self.changed.clear()
         self.loads.clear()
+        self.edited_outside.clear()
         self._summarise()
         self._draw()
 
@@ -238,8 +256,10 @@ class SkillsPane(Pane):
         if self.view.pending:
             parts += [Content.styled(f"⏸ {len(self.view.pending)} pending", "bold $warning"), " · "]
         parts.append(f"{indexed} indexed · {loaded} loaded · {files} file{'s' if files != 1 else ''}")
-        if self.changed:
-            parts.append(f" · {len(self.changed)} changed")
+        # The agent's changes (a deleted skill has no row any more) and the skills edited by hand.
+        changed = set(self.changed) | {row.name for row in self.view.rows if self._change(row)}
+        if changed:
+            parts.append(f" · {len(changed)} changed")
         self.summary = Content.assemble(*parts)
         self.brief = f"{loaded}/{indexed}"
 
@@ -293,7 +313,7 @@ class SkillsPane(Pane):
         note = SHOWN_NOTE.get(row.shown)
         if note:
             parts += ["  ", (note, "$warning" if row.shown in ("cut", "hidden") else "dim")]
-        change = self.changed.get(row.name)
+        change = self._change(row)
         if change:
             text, change_style = CHANGE_MARK.get(change, (change, "bold"))
             parts += ["  ", (text, change_style)]
@@ -312,7 +332,7 @@ class SkillsPane(Pane):
 
     def ordered_rows(self) -> list[SkillRow]:
         """Changed skills first, then deepest tier, then by category and name."""
-        return sorted(self.view.rows, key=lambda r: (r.name not in self.changed, -r.tier, r.category, r.name))
+        return sorted(self.view.rows, key=lambda r: (not self._change(r), -r.tier, r.category, r.name))
 
     def _draw(self) -> None:
         if not self.is_mounted:

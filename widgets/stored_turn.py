@@ -92,7 +92,7 @@ class StoredTurn(SelectableLines, UserBlock):
                 lines += [strip.adjust_cell_length(width) for strip in self._replies.get(index, [])]
             elif item.kind == "tool" and item.call is not None:
                 failed = item.result is not None and not item.result.ok
-                line = tool_line(item.call, item.result, self.preview_chars)
+                line = tool_line(item.call, item.result, self.preview_chars, approval=item.approval)
                 style = self._part_style("failed" if failed else "tool")
                 pad = Strip.blank(INDENT, rich_style)
                 for strip in Visual.to_strips(self, line, max(1, width - INDENT), None, style):
@@ -152,7 +152,7 @@ class StoredTurn(SelectableLines, UserBlock):
         parts = []
         for item in self.items:
             if item.kind == "tool" and item.call is not None:
-                parts.append(tool_text(item.call, item.result))
+                parts.append(tool_text(item.call, item.result, item.approval))
             elif item.text:
                 parts.append(item.text)
         return "\n\n".join(parts)

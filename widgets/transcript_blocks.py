@@ -22,7 +22,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from engine.text_size import size_words
+from engine.text.size import size_words
 from widgets.line_selection import SelectableLines
 from widgets.markdown_render import markdown_strips
 from widgets.paste_chips import PasteLimits
@@ -293,11 +293,12 @@ class ToolBlock(Block):
 
     expanded: reactive[bool] = reactive(False, layout=True)
 
-    def __init__(self, event: events.ToolCalled, preview_chars: int) -> None:
+    def __init__(self, event: events.ToolCalled, preview_chars: int, approval: str | None = None) -> None:
         super().__init__("")
         self.called = event
         self.finished: events.ToolFinished | None = None
         self.preview_chars = preview_chars
+        self.approval = approval  # a stored call's answer (APPROVALS); a live call's shows in its question
 
     def finish(self, event: events.ToolFinished) -> None:
         self.finished = event
@@ -309,10 +310,12 @@ class ToolBlock(Block):
 
     def render(self) -> Content:
         call, done = self.called, self.finished
-        head = tool_line(call, done, self.preview_chars, self.expanded)
+        head = tool_line(call, done, self.preview_chars, self.expanded, self.approval)
         if not self.expanded:
             return head
         body = ["", "arguments:", _pretty(call.arguments)]
+        if self.approval is not None:
+            body += [f"approval: {APPROVALS.get(self.approval, self.approval)}"]
         if done is not None:
             body += ["result:", done.result or done.preview or "(empty)"]
         return Content.assemble(head, "\n", "\n".join(body).strip("\n"))
@@ -322,13 +325,28 @@ class ToolBlock(Block):
         self.toggle()
 
     def copy_text(self) -> str:
-        return tool_text(self.called, self.finished)
+        return tool_text(self.called, self.finished, self.approval)
+
+
+APPROVALS = {
+    "once": "approved once",
+    "session": "approved for the session",
+    "rule": "approved by a session rule",
+    "deny": "declined",
+    "auto": "auto (nothing was asked)",
+}
+"""A stored call's approval in words: the person's answer, an earlier session approval, or none asked."""
 
 
 def tool_line(
-    call: events.ToolCalled, done: events.ToolFinished | None, limit: int, expanded: bool = False
+    call: events.ToolCalled,
+    done: events.ToolFinished | None,
+    limit: int,
+    expanded: bool = False,
+    approval: str | None = None,
 ) -> Content:
-    """A tool call's one line: name, argument preview, then its mark, duration and result preview."""
+    """A tool call's one line: name, argument preview, then its mark, duration, the person's approval
+    (a stored call that asked) and the result's summary."""
     argument = one_line(call.preview or _arguments_line(call.arguments), limit)
     parts: list[Any] = [("▾ " if expanded else "▸ ", "dim"), (call.name, "bold $primary"), "  ", argument]
     if done is None:
@@ -336,17 +354,23 @@ def tool_line(
     else:
         mark = ("  ✓", "$success") if done.ok else ("  ✗", "$error")
         parts.append(mark)
-        if done.duration_s > 0:  # a call read back from state.db has no duration: no made-up "0ms"
+        if done.duration_s > 0:  # a call read back from an older state.db has no duration: no made-up "0ms"
             parts.append((f" {format_duration(done.duration_s)}", "dim"))
-        if done.preview:
-            parts += ["  ", (one_line(done.preview, limit), "dim")]
+    if approval is not None and approval != "auto":  # every other call ran unasked: said when expanded
+        parts += [
+            "  ",
+            (f"[{APPROVALS.get(approval, approval)}]", "italic $error" if approval == "deny" else "italic"),
+        ]
+    if done is not None and done.preview:
+        parts += ["  ", (one_line(done.preview, limit), "dim")]
     return Content.assemble(*parts)
 
 
-def tool_text(call: events.ToolCalled, done: events.ToolFinished | None) -> str:
-    """What copying a tool call gives: its name and arguments, then its result."""
+def tool_text(call: events.ToolCalled, done: events.ToolFinished | None, approval: str | None = None) -> str:
+    """What copying a tool call gives: its name and arguments, the person's approval, then its result."""
     result = done.result or done.preview if done else ""
-    return f"{call.name} {_pretty(call.arguments)}\n{result}".strip()
+    said = f"\napproval: {APPROVALS.get(approval, approval)}" if approval is not None else ""
+    return f"{call.name} {_pretty(call.arguments)}{said}\n{result}".strip()
 
 
 def _arguments_line(arguments: dict[str, Any]) -> str:

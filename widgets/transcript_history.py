@@ -48,6 +48,7 @@ class HistoryItem:
     width: int = 0
     call: events.ToolCalled | None = None
     result: events.ToolFinished | None = None
+    approval: str | None = None  # a stored call's: once | session | rule | deny | auto (nothing asked)
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def block_for(item: HistoryItem, preview_chars: int, limits: PasteLimits | None 
     elif item.kind == "reply":
         widget = FrozenReply(item.text, list(item.strips), item.width)
     elif item.kind == "tool" and item.call is not None:
-        widget = ToolBlock(item.call, preview_chars)
+        widget = ToolBlock(item.call, preview_chars, item.approval)
         if item.result is not None:
             widget.finished = item.result
             widget.set_class(not item.result.ok, "-failed")
@@ -163,6 +164,7 @@ class HistoryWindow:
     turn_active: bool
     _history_request: int
     _history_pending: str
+    _history_focus: int | None = None  # the stored message the first page opens at (a search hit)
     # The page above the window, read ahead while the reader looks at this one (so the next step
     # up mounts at once): its anchor, the question's number (negative: never a step's), the answer.
     _ahead_anchor: Ref | None = None
@@ -224,6 +226,7 @@ class HistoryWindow:
             self.call_after_refresh(self.open_history, session_id, around)  # at the wrong width
             return
         self.history_session = session_id
+        self._history_focus = around
         if around is None:
             self._ask("tail", (session_id, 0))
         else:
@@ -339,13 +342,37 @@ class HistoryWindow:
         marker.set_loading(False)
         if blocks:
             await self.mount_all(blocks, after=marker)
+        hit = self._block_holding(blocks, self._history_focus) if page.direction == "around" else None
         if page.more_below and page.last is not None:
             self.gap = GapMarker(page.last, None)
             await self.mount(self.gap, after=blocks[-1] if blocks else marker)
             self.anchor(False)
-            self.call_after_refresh(self._show_first_page, blocks[len(blocks) // 2] if blocks else None)
+            middle = blocks[len(blocks) // 2] if blocks else None
+            self.call_after_refresh(self._show_first_page, hit or middle)
+        elif hit is not None:
+            self.anchor(False)  # at the hit, not the end: the newest messages are below it
+            self.call_after_refresh(self._show_first_page, hit)
         else:
             self.call_after_refresh(lambda: self.scroll_end(animate=False))
+        if hit is not None:
+            self.call_after_refresh(self._mark_hit, hit)
+
+    @staticmethod
+    def _block_holding(blocks: Sequence[Widget], message_id: int | None) -> Widget | None:
+        """The block that shows stored message `message_id` (a turn shows a range of them)."""
+        if message_id is None:
+            return None
+        for block in blocks:
+            ref, end = getattr(block, "ref", None), getattr(block, "ref_end", None)
+            if ref is not None and ref[1] <= message_id <= (end or ref)[1]:
+                return block
+        return None
+
+    def _mark_hit(self, block: Widget) -> None:
+        """The block of the message the view was opened at carries the cursor (enter expands it)."""
+        if block.is_attached and self.cursor is None:
+            self.cursor = block
+            block.add_class("-cursor")
 
     def _show_first_page(self, widget: Widget | None) -> None:
         if widget is not None and widget.is_attached:

@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, handler: Any, redact: Callable[[str], str]) -> int:
-    from engine.cli.common import CliExit  # here, not above: engine/lazy_names.py says why
+    from engine.cli.common import CliExit  # here, not above: an __init__ importing its submodules races
 
     try:
         return int(handler(args) or 0)
@@ -80,7 +80,7 @@ def _run(args: argparse.Namespace, handler: Any, redact: Callable[[str], str]) -
 def _home_redaction(args: argparse.Namespace) -> Callable[[str], str]:
     """Redaction by the home's keys as they stand at each write (a command may add one to `.env`)."""
     from engine.home import Home
-    from engine.redact import Redactor, home_redactor
+    from engine.threats.redact import Redactor, home_redactor
 
     try:
         root = Home.resolve(getattr(args, "home", None)).root
@@ -94,6 +94,6 @@ def _home_redaction(args: argparse.Namespace) -> Callable[[str], str]:
 
 
 def _redacting(stream: Any, redact: Callable[[str], str]) -> Any:
-    from engine.redact import RedactingStream
+    from engine.threats.redact import RedactingStream
 
     return stream if stream is None else RedactingStream(stream, redact)

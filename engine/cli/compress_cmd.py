@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if args.scripted or args.scenario:
         server, client = _scripted_client(args.scenario or "default", home, config)
     else:
-        from engine.llm import SettingsError, model_settings
+        from engine.llm.settings import SettingsError, model_settings
 
         try:
             model_settings(config)
@@ -98,7 +98,7 @@ async def _compress(home: Home, config: Config, args: argparse.Namespace, client
     finally:
         await agent.close()
     if not args.json:
-        from engine.compression import summary_of
+        from engine.compression.compressor import summary_of
 
         print(summary_of(outcome))
     return EXIT_OK if outcome.compressed else EXIT_REFUSED

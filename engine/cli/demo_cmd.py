@@ -59,7 +59,7 @@ def register(sub: Any) -> None:
 
 
 def load(args: argparse.Namespace) -> Any:
-    from engine.demo import DemoError, load_demo
+    from engine.demo.script import DemoError, load_demo
 
     if not args.speed > 0:
         fail(f"--speed must be more than 0, not {args.speed}.", EXIT_USAGE)
@@ -70,7 +70,7 @@ def load(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.demo import builtin_demos
+    from engine.demo.script import builtin_demos
 
     if args.list:
         for name in builtin_demos():
@@ -93,8 +93,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def play_headless(script: Any, args: argparse.Namespace) -> int:
-    from engine.demo import DemoError, DemoWorkspace, HeadlessPlayer, build_report
+    from engine.demo.player import HeadlessPlayer
     from engine.demo.printer import DemoPrinter, JsonDemoPrinter
+    from engine.demo.report import build_report
+    from engine.demo.script import DemoError
+    from engine.demo.workspace import DemoWorkspace
 
     try:
         workspace = DemoWorkspace.create(script, keep=args.keep)

@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.doctor import ERROR, WARNING, run_checks, worst
+    from engine.cli.doctor import ERROR, WARNING, run_checks, worst
     from engine.home import Home, resolve_home_path
 
     path = resolve_home_path(getattr(args, "home", None)).absolute()

@@ -87,7 +87,7 @@ def _usage(parser: argparse.ArgumentParser) -> Any:
 
 
 def _memory(args: argparse.Namespace) -> Any:
-    from engine.memory import Memory
+    from engine.memory.store import Memory
 
     home, config = open_home(args)
     return Memory(home, config, who="user")
@@ -143,8 +143,8 @@ def run_undo(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from engine.memory_format import MemoryRefused
-    from engine.threats import pattern_ids
+    from engine.memory.format import MemoryRefused
+    from engine.threats.scan import pattern_ids
 
     memory = _memory(args)
     targets = [args.target] if args.target else list(TARGET_CHOICES)
@@ -214,7 +214,7 @@ def run_history(args: argparse.Namespace) -> int:
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    from engine.journal import JournalError
+    from engine.storage.journal import JournalError
 
     memory = _memory(args)
     try:

@@ -34,7 +34,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.model_server import ScenarioError, ScriptedModelServer, builtin_scenarios, load_scenario
+    from engine.model_server.parsing import builtin_scenarios, load_scenario
+    from engine.model_server.scenario import ScenarioError
+    from engine.model_server.server import ScriptedModelServer
 
     if args.list:
         for name in builtin_scenarios():

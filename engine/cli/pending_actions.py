@@ -1,7 +1,7 @@
 """`hws memory pending|approve ID|reject ID` and `hws skills pending|approve ID|reject ID|diff ID`.
 
 The writes the agent staged while `memory.write_approval` / `skills.write_approval` is on
-(engine/write_approval.py): listed with the diff approving each would make now, approved through the
+(engine/pending/approval.py): listed with the diff approving each would make now, approved through the
 store's own path, or rejected. Exit codes: 0 done, 1 refused (an unknown id, a file changed since the
 write was staged, a write the store refuses), 2 usage.
 """
@@ -57,8 +57,8 @@ def _when(at: float) -> str:
 
 
 def _run_pending(args: argparse.Namespace) -> int:
-    from engine.printable import printable
-    from engine.write_approval import pending
+    from engine.pending.approval import pending
+    from engine.text.printable import printable
 
     home, config = open_home(args)
     items, problems = pending(home, config, args.subsystem)
@@ -87,7 +87,7 @@ def _run_pending(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace, result: dict[str, Any]) -> int:
-    from engine.printable import printable
+    from engine.text.printable import printable
 
     if args.json:
         print_json(result)
@@ -101,23 +101,23 @@ def _report(args: argparse.Namespace, result: dict[str, Any]) -> int:
 
 
 def _run_approve(args: argparse.Namespace) -> int:
-    from engine.write_approval import approve
+    from engine.pending.approval import approve
 
     home, config = open_home(args)
     return _report(args, approve(home, config, args.subsystem, args.pending_id))
 
 
 def _run_reject(args: argparse.Namespace) -> int:
-    from engine.write_approval import reject
+    from engine.pending.approval import reject
 
     home, _config = open_home(args)
     return _report(args, reject(home, args.subsystem, args.pending_id))
 
 
 def _run_diff(args: argparse.Namespace) -> int:
-    from engine.printable import printable
-    from engine.staged_writes import StagedError, StagedWrites
-    from engine.write_approval import review
+    from engine.pending.approval import review
+    from engine.pending.records import StagedError, StagedWrites
+    from engine.text.printable import printable
 
     home, config = open_home(args)
     try:

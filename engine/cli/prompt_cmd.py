@@ -27,11 +27,11 @@ def register(sub: Any) -> None:
 
 
 def gather(args: argparse.Namespace) -> dict[str, Any]:
-    from engine.memory import Memory
-    from engine.prompt_build import build_system_prompt, tool_schema_text
+    from engine.memory.store import Memory
+    from engine.prompt.build import build_system_prompt, tool_schema_text
     from engine.skills.tiers import SessionTiers
     from engine.skills.tools import SkillTools
-    from engine.tokens import count
+    from engine.text.tokens import count
     from engine.tools.knowledge import agent_registry
 
     home, config = open_home(args)

@@ -1,7 +1,8 @@
 """`hws run "PROMPT"`: one turn of the agent, headless — the answer on stdout, tool calls on stderr.
 
 `--json` prints every event (the turn's and the background review's) as one JSON line with its
-`session_id`; `--session ID` continues a session (at the newest child of its compression chain);
+`session_id`; `--session ID|TITLE` continues a session (at the newest child of its compression
+chain) and `-c` the most recent one;
 `--scripted` (or `--scenario NAME|FILE`) answers from the scripted model server, started in this
 process, instead of the configured model. The process exits after any background review of the turn
 has finished.
@@ -22,8 +23,8 @@ if TYPE_CHECKING:
     from engine.config import Config
     from engine.events import Event
     from engine.home import Home
-    from engine.llm import LLMClient
-    from engine.tools import ApprovalRequest
+    from engine.llm.client import LLMClient
+    from engine.tools.context import ApprovalRequest
 
 
 def register(sub: Any) -> None:
@@ -36,7 +37,13 @@ def register(sub: Any) -> None:
         ),
     )
     parser.add_argument("prompt", nargs="?", help="the message; '-' or nothing reads it from stdin")
-    parser.add_argument("--session", metavar="ID", help="continue this session (an id or unique prefix)")
+    going_on = parser.add_mutually_exclusive_group()
+    going_on.add_argument(
+        "--session", metavar="SESSION", help="continue this session (its id, an id prefix or its title)"
+    )
+    going_on.add_argument(
+        "-c", "--continue", dest="continue_last", action="store_true", help="continue the most recent session"
+    )
     parser.add_argument("--json", action="store_true", help="print every event as a JSON line instead")
     parser.add_argument("--yolo", action="store_true", help="run destructive commands without asking")
     parser.add_argument(
@@ -91,6 +98,13 @@ def run(args: argparse.Namespace) -> int:
 
     home, config = open_home(args)
     text = _prompt_text(args)
+    if args.continue_last:
+        from engine.sessions.latest import most_recent_session
+
+        found, problem = most_recent_session(home, config, 'hws run "PROMPT"')
+        if found is None:
+            fail(problem, EXIT_USAGE)
+        args.session = found
     cwd = Path(args.cwd).resolve() if args.cwd else None
     if cwd is not None and not cwd.is_dir():
         fail(f"--cwd {args.cwd} is not a folder.")
@@ -102,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         server, client = _scripted_client(args.scenario or "default", home, config, args.request_log)
         aux_client = client
     else:
-        from engine.llm import SettingsError, model_settings
+        from engine.llm.settings import SettingsError, model_settings
 
         try:
             model_settings(config)
@@ -118,9 +132,11 @@ def run(args: argparse.Namespace) -> int:
 def _scripted_client(
     scenario_name: str, home: Home, config: Config, request_log: str | None = None
 ) -> tuple[Any, LLMClient]:
-    from engine.llm import ModelSettings
     from engine.llm.direct import DirectLLMClient
-    from engine.model_server import ScenarioError, ScriptedModelServer, load_scenario
+    from engine.llm.settings import ModelSettings
+    from engine.model_server.parsing import load_scenario
+    from engine.model_server.scenario import ScenarioError
+    from engine.model_server.server import ScriptedModelServer
 
     try:
         scenario = load_scenario(scenario_name)
@@ -178,8 +194,8 @@ async def _run_turn(
 
 async def _fitted(agent: Any, text: str, choice: str | None) -> str:
     """The message to send: as given, or as `--oversized` says when it alone does not fit the window."""
-    from engine.atomic import WriteError
-    from engine.oversized import CHOICE_HELP
+    from engine.compression.oversized import CHOICE_HELP
+    from engine.storage.atomic import WriteError
 
     found = await agent.oversized(text)
     if found is None:
@@ -323,6 +339,8 @@ class TextPrinter:
                 self.note(f"┊ {data['note']}")
         elif kind == "conversation_too_large":
             self.note(f"{'note' if data['fits'] else 'warning'}: {data['message']}")
+        elif kind == "session_titled":
+            self.note(f"┊ title     “{data['title']}” (by {data['by']})")
         elif kind == "session_changed":
             self.note(f"┊ session   now {event.session_id} ({data['reason']})")
         elif kind == "turn_finished":

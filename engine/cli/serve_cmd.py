@@ -1,7 +1,7 @@
 """`hws serve [--port N] [--host H]`: the workstation in a browser tab, served on 127.0.0.1.
 
 Every request must name our own address (Host), come from our own page (Origin) and carry the
-token printed in the URL at start (engine/serve_access.py); `--no-token` drops the last, on loopback
+token printed in the URL at start (engine/cli/serve_access.py); `--no-token` drops the last, on loopback
 only. Any address but loopback needs `--public` and prints a warning.
 Ctrl+C (or SIGTERM) stops the server and every workstation process it started.
 """
@@ -52,8 +52,8 @@ def _raise_stop(_signum: int, _frame: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.serve import ServedWorkstation, ServeError
-    from engine.serve_access import is_loopback, new_token
+    from engine.cli.serve import ServedWorkstation, ServeError
+    from engine.cli.serve_access import is_loopback, new_token
 
     home, config = open_home(args)
     host = str(args.host or config.serve.host)

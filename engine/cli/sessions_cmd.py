@@ -20,7 +20,7 @@ def register(sub: Any) -> None:
     listing.set_defaults(handler=run_list)
 
     show = commands.add_parser("show", help="one session's details and messages")
-    show.add_argument("id", help="session id (or a unique prefix of one)")
+    show.add_argument("id", help="session id, a unique prefix of one, or its title")
     show.add_argument("--json", action="store_true", help="print as JSON")
     show.set_defaults(handler=run_show)
 
@@ -32,7 +32,7 @@ def register(sub: Any) -> None:
     search.set_defaults(handler=run_search)
 
     export = commands.add_parser("export", help="a session as Markdown")
-    export.add_argument("id", help="session id (or a unique prefix of one)")
+    export.add_argument("id", help="session id, a unique prefix of one, or its title")
     export.add_argument("--lineage", action="store_true", help="the whole compression chain it belongs to")
     export.set_defaults(handler=run_export)
 
@@ -49,13 +49,13 @@ def _run(args: argparse.Namespace, work: Any) -> int:
     """Open the store of the home, run `work(store)` and close it, turning store errors into sentences."""
     import asyncio
 
-    from engine.sessions import StoreError
+    from engine.sessions.errors import StoreError
 
     home, config = open_home(args)
 
     async def main() -> int:
-        from engine.redact import RedactingStream, home_redactor
-        from engine.sessions import SessionStore
+        from engine.sessions.store import SessionStore
+        from engine.threats.redact import RedactingStream, home_redactor
 
         path = home.state_db
         if not path.exists():
@@ -107,16 +107,16 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 async def _resolve(store: Any, session_id: str) -> Any:
-    from engine.sessions import SessionNotFound
+    from engine.sessions.errors import SessionNotFound
 
     if store is None:
         fail("There are no sessions yet (no state.db in this home).", EXIT_REFUSED)
     try:
-        return await store.require_session(session_id)
+        return await store.find_session(session_id)
     except SessionNotFound:
         fail(
-            f"No single session matches {session_id!r} (none, or several share that prefix); "
-            "`hws sessions list` shows the ids.",
+            f"No single session matches {session_id!r} (no id, id prefix or title, or several share that "
+            "prefix); `hws sessions list` shows the ids and titles.",
             EXIT_REFUSED,
         )
 

@@ -13,7 +13,7 @@ from engine.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, fail
 
 
 def register(sub: Any) -> None:
-    from engine.model_setup import PROVIDER_IDS
+    from engine.cli.model_setup import PROVIDER_IDS
 
     parser = sub.add_parser(
         "setup",
@@ -77,9 +77,9 @@ class Asker:
 
 
 def run(args: argparse.Namespace) -> int:
+    from engine.cli.model_setup import SetupError, check_endpoint, restore_config, write_choice
     from engine.config import load_config
     from engine.home import Home, HomeError
-    from engine.model_setup import SetupError, check_endpoint, restore_config, write_choice
 
     try:
         home = Home.resolve(getattr(args, "home", None)).ensure()
@@ -130,7 +130,14 @@ def run(args: argparse.Namespace) -> int:
 
 def gather(args: argparse.Namespace, asker: Asker) -> Any:
     """The choice from the flags, asking for the rest."""
-    from engine.model_setup import KEY_FROM_DOTENV, KEY_FROM_ENV, KEY_NONE, PROVIDERS, ModelChoice, provider
+    from engine.cli.model_setup import (
+        KEY_FROM_DOTENV,
+        KEY_FROM_ENV,
+        KEY_NONE,
+        PROVIDERS,
+        ModelChoice,
+        provider,
+    )
 
     provider_id = args.provider
     if provider_id is None:
@@ -171,7 +178,7 @@ def gather(args: argparse.Namespace, asker: Asker) -> Any:
 
 
 def _ask_key_source(asker: Asker, chosen: Any, key_env: str) -> str:
-    from engine.model_setup import KEY_FROM_DOTENV, KEY_FROM_ENV, KEY_NONE
+    from engine.cli.model_setup import KEY_FROM_DOTENV, KEY_FROM_ENV, KEY_NONE
 
     if not chosen.needs_key and chosen.id != "custom":
         return KEY_NONE

@@ -75,7 +75,7 @@ def _library(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from engine.printable import printable
+    from engine.text.printable import printable
 
     library = _library(args)
     catalog = library.catalog()
@@ -120,8 +120,8 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_view(args: argparse.Namespace) -> int:
-    from engine.printable import printable
     from engine.skills.view import find_skill, view_file, view_skill
+    from engine.text.printable import printable
 
     library = _library(args)
     skill, problem = find_skill(library.catalog(), args.name)
@@ -252,7 +252,7 @@ def _install_review(library: Any) -> Any:
     import asyncio
 
     from engine.llm.client import LLMClient
-    from engine.security_review import refusal, second_opinion
+    from engine.threats.review import refusal, second_opinion
 
     def review(report: Any, folder: Path) -> str | None:
         files = sorted({f.file for f in report.uncertain})

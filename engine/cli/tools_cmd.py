@@ -18,7 +18,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine import tokens
+    from engine.text import tokens
     from engine.tools.knowledge import agent_registry
 
     registry = agent_registry()  # what `Agent` builds when it is given no registry: the model's list

@@ -19,7 +19,7 @@ from engine.compression.messages import message_tokens, wire
 from engine.compression.pairs import sanitize_tool_pairs
 from engine.compression.redact import redact
 from engine.events import Event, MemoryWritten
-from engine.prompt import guidance_text
+from engine.prompt.layers import guidance_text
 
 SENTINEL = (
     "[System: This session is being compressed: the older turns above are about to be replaced by a "
@@ -64,7 +64,7 @@ class FlushResult:
 
 def memory_view(ctx: Any) -> str:
     """The memory files as they are on disk now, so the model does not save what is already there."""
-    from engine.memory import MemoryStore
+    from engine.memory.store import MemoryStore
 
     parts = []
     memory = getattr(ctx, "resources", {}).get("memory")
@@ -132,7 +132,7 @@ async def run_flush(
     """Offer the model the memory tool (and maybe skill_manage) once, and report what it saved."""
     result = FlushResult()
     try:
-        from engine.tool_loop import run_tool_loop
+        from engine.tools.loop import run_tool_loop
     except ImportError:
         result.skipped = "the tool loop is not available"
         return result

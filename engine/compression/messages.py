@@ -6,8 +6,8 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from engine import tokens
 from engine.sessions.records import content_text
+from engine.text import tokens
 
 MESSAGE_OVERHEAD = 4  # tokens a chat message costs beyond its text (role, separators)
 IMAGE_TOKENS = 1600  # what one image part is counted as (Hermes' figure)

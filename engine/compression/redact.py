@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from engine.redact import REDACTED, redact_shapes
-from engine.redact_forms import redact_forms
+from engine.threats.redact import REDACTED, redact_shapes
+from engine.threats.redact_forms import redact_forms
 
 __all__ = ["REDACTED", "redact"]
 
@@ -15,7 +15,7 @@ _MEDIA = re.compile(r"MEDIA:\S+")
 def redact(text: str) -> str:
     """The text with secrets replaced by [REDACTED] and media markers by `[media attachment]`.
 
-    The same shapes and forms as `engine.redact` (`sk-…`, `PASSWORD=…`, `user:pass@`, `Bearer …`).
+    The same shapes and forms as `engine.threats.redact` (`sk-…`, `PASSWORD=…`, `user:pass@`, `Bearer …`).
     """
     if not text:
         return text

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.compression.messages import is_summary, message_tokens, text_of
-from engine.text_size import cut_middle
+from engine.text.size import cut_middle
 
 WHY = "to fit the context window (the session store keeps it whole)"
 

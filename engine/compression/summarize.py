@@ -8,12 +8,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import tokens
 from engine.compression.fallback import fallback_summary
 from engine.compression.messages import looks_like_summary, text_of
 from engine.compression.summary_message import split_summary
 from engine.compression.summary_prompt import summary_prompt
 from engine.compression.transcript import TranscriptLimits, render_transcript
+from engine.text import tokens
 
 PROMPT_OVERHEAD_TOKENS = 1200  # the instructions around the transcript, with room to spare
 INPUT_SHARE = 0.75  # of the summariser's window, for its prompt; the rest is for the reply and slack

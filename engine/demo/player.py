@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from engine.demo.script import Step
 from engine.demo.workspace import DemoWorkspace
 from engine.events import Event, SessionChanged
-from engine.memory_format import FILES, parse_entries
+from engine.memory.format import FILES, parse_entries
 
 if TYPE_CHECKING:
     from engine.agent import Agent

@@ -15,8 +15,8 @@ from typing import Any
 from engine.demo.script import PROJECT_PLACEHOLDER, Check
 from engine.demo.workspace import DemoWorkspace
 from engine.home import Home
-from engine.journal import Journal
-from engine.memory_format import parse_entries
+from engine.memory.format import parse_entries
+from engine.storage.journal import Journal
 
 MEMORY_FILES = (("user", "USER.md"), ("memory", "MEMORY.md"))
 

@@ -32,7 +32,8 @@ from typing import Any
 import yaml
 
 from engine import shipped_files
-from engine.model_server import Scenario, ScenarioError, parse_scenario
+from engine.model_server.parsing import parse_scenario
+from engine.model_server.scenario import Scenario, ScenarioError
 
 DEMO_DIR = Path(__file__).parent / "scenarios"
 DEFAULT_DEMO = "day-of-work"

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from engine.atomic import atomic_write_text
 from engine.config import Config, ConfigError, load_config
 from engine.demo.script import PROJECT_DIR, DemoError, DemoScript
 from engine.home import Home, HomeError, resolve_home_path
+from engine.storage.atomic import atomic_write_text
 
 if TYPE_CHECKING:
-    from engine.llm import LLMClient
-    from engine.model_server import ScriptedModelServer
+    from engine.llm.client import LLMClient
+    from engine.model_server.server import ScriptedModelServer
 
 CONFIG_HEADER = (
     "# The demo's settings (hws demo). The demo's model ran only while the demo did: run `hws setup`\n"
@@ -84,7 +84,7 @@ class DemoWorkspace:
 
     def start_server(self, chunk_delay: float | None = None) -> ScriptedModelServer:
         """Start the demo's scripted model on 127.0.0.1; `chunk_delay` overrides its pace (0: instant)."""
-        from engine.model_server import ScriptedModelServer
+        from engine.model_server.server import ScriptedModelServer
 
         scenario = self.script.model
         if chunk_delay is not None:
@@ -94,8 +94,8 @@ class DemoWorkspace:
 
     def client(self) -> LLMClient:
         """A model client for the demo's server (the main and the auxiliary model are the same)."""
-        from engine.llm import ModelSettings
         from engine.llm.direct import DirectLLMClient
+        from engine.llm.settings import ModelSettings
 
         assert self.server is not None, "start_server() first"
         agent = self.config.agent

@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.atomic import WriteError
 from engine.config import Config
 from engine.llm.caching import apply_cache_markers
 from engine.llm.chunks import AssistantMessage, Chunk, FinishChunk, MessageAssembler, RetryChunk
@@ -34,6 +33,7 @@ from engine.llm.errors import (
 )
 from engine.llm.settings import ModelSettings, auxiliary_settings, model_settings
 from engine.llm.sse import SSEReader
+from engine.storage.atomic import WriteError
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

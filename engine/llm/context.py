@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from engine.atomic import atomic_write_text, file_lock
+from engine.storage.atomic import atomic_write_text, file_lock
 
 CACHE_FILE = "context_length_cache.yaml"
 MAX_CACHE_BYTES = 1_000_000

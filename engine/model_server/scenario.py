@@ -153,9 +153,12 @@ STYLE_DEFAULTS: dict[str, Any] = {
     "http_chunk_per_event": False,
 }
 BUILTIN_KINDS: dict[str, dict[str, Any]] = {
+    # a session's title, asked of the auxiliary model (engine/session_title.py's instructions); first,
+    # as the exchange it shows may itself ask for a summary
+    "title": {"no_tools": True, "system": r"(?i)write a title for this conversation"},
     "flush": {"user": r"(?i)(session is being compressed|save anything worth remembering)"},
     "summary": {"no_tools": True, "user": r"(?i)\bsummar(y|ise|ize)\b"},
-    # the second opinion of `security.aux_review` (engine/security_review.py's system prompt)
+    # the second opinion of `security.aux_review` (engine/threats/review.py's system prompt)
     "security_review": {"no_tools": True, "system": r"(?i)security reviewer of an AI agent"},
 }
 FILLER_TEXT = "This reply was scripted to be interrupted part way through, so it goes on for a while."

@@ -22,7 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from engine import tokens
 from engine.events import Event, Status
 from engine.providers.base import (
     ROLES_MIRRORED,
@@ -33,6 +32,7 @@ from engine.providers.base import (
     ProviderConfigError,
     ProviderError,
 )
+from engine.text import tokens
 
 if TYPE_CHECKING:
     from engine.config import Config

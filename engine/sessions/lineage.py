@@ -150,6 +150,25 @@ class LineageMixin:
         roots = [self._session(r) for r in rows]
         return [await self._conversation(root) for root in roots]
 
+    async def most_recent_session(self) -> str | None:
+        """The session a person was in last (its newest message, or its start when it has none), at
+        the tip of its compression chain; background and delegated sessions are left out."""
+        hidden = ",".join("?" * len(HIDDEN_SOURCES))
+        config = "CASE WHEN json_valid(s.model_config) THEN s.model_config END"
+        rows = await self._fetch(
+            f"SELECT s.id FROM sessions s WHERE COALESCE(s.source, '') NOT IN ({hidden}) "
+            f"AND json_extract({config}, '$._delegate_from') IS NULL "
+            "ORDER BY COALESCE((SELECT max(m.timestamp) FROM messages m WHERE m.session_id = s.id), "
+            "s.started_at) DESC, s.started_at DESC LIMIT 1",
+            HIDDEN_SOURCES,
+        )
+        return await self.compression_tip(rows[0][0]) if rows else None
+
+    async def conversation(self, session_id: str) -> Conversation | None:
+        """The conversation (compression chain) a session belongs to, with its tip and totals."""
+        root = await self.get_session(await self.lineage_root(session_id))
+        return await self._conversation(root) if root is not None else None
+
     async def _conversation(self, root: SessionRecord) -> Conversation:
         chain = await self._chain_from(root.id) if root.end_reason == "compression" else [root.id]
         marks = ",".join("?" * len(chain))

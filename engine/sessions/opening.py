@@ -172,6 +172,8 @@ def needs_upgrade(info: SchemaInfo) -> bool:
         return True
     if not {("index", "hws_messages_session_id"), ("index", "hws_messages_time")} <= info.objects:
         return True
+    if not set(schema.HWS_TABLES) <= info.tables:
+        return True
     for table, wanted in (("sessions", schema.SESSION_COLUMNS), ("messages", schema.MESSAGE_COLUMNS)):
         if not set(wanted) <= info.columns.get(table, set()):
             return True

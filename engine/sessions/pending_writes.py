@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import atomic_write_text
 from engine.sessions.errors import SessionNotFound, StoreLocked
+from engine.storage.atomic import atomic_write_text
 
 JOURNAL_NAME = "unsaved-messages.jsonl"
 

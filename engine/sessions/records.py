@@ -166,6 +166,18 @@ class MessageRecord:
 
 
 @dataclass(frozen=True)
+class ToolResultRecord:
+    """What the tool layer said of one stored tool result: whether it succeeded, in one line, and
+    how long it took (kept beside the message in `hws_tool_results`)."""
+
+    message_id: int
+    tool_call_id: str
+    ok: bool
+    summary: str
+    duration_s: float
+
+
+@dataclass(frozen=True)
 class Conversation:
     """A compression chain seen as one conversation: its first session, its tip and totals."""
 

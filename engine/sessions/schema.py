@@ -159,7 +159,9 @@ CREATE UNIQUE INDEX IF NOT EXISTS idx_sessions_title_unique ON sessions(title) W
 
 # Our bookkeeping tables and the indexes our queries need (a session's messages in id order; a
 # date range turned into a message id range). `hws_approvals` keeps every answer to an approval
-# question, and every call an earlier "approve for this session" let run unasked.
+# question, and every call an earlier "approve for this session" let run unasked. `hws_tool_results`
+# keeps what the tool layer said of each result message (ok or not, its one-line summary, how long
+# it took), which the message's text alone cannot say: a declined command's result is plain JSON.
 HWS_TABLES_SQL = """
 CREATE TABLE IF NOT EXISTS hws_meta (key TEXT PRIMARY KEY, value);
 CREATE TABLE IF NOT EXISTS hws_approvals (
@@ -175,9 +177,20 @@ CREATE TABLE IF NOT EXISTS hws_approvals (
     timestamp REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS hws_approvals_session ON hws_approvals(session_id, id);
+CREATE TABLE IF NOT EXISTS hws_tool_results (
+    message_id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    tool_call_id TEXT,
+    ok INTEGER NOT NULL,
+    summary TEXT,
+    duration_s REAL
+);
 CREATE INDEX IF NOT EXISTS hws_messages_session_id ON messages(session_id, id);
 CREATE INDEX IF NOT EXISTS hws_messages_time ON messages(timestamp);
 """
+
+HWS_TABLES = ("hws_meta", "hws_approvals", "hws_tool_results")
+"""Our bookkeeping tables: a database lacking any of them is upgraded when opened for writing."""
 
 # A message row is in our indexes unless a backfill is running and has not reached it yet.
 _INDEXED = (

@@ -30,7 +30,6 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from engine.config_schema import SCHEMA
-from engine.redact import Redactor
 from engine.sessions import open_files, opening, schema, upkeep
 from engine.sessions.errors import SessionNotFound, StoreCorrupt, StoreError, StoreReadOnly, TitleConflict
 from engine.sessions.fts import FtsIndex, SearchFilters
@@ -49,6 +48,7 @@ from engine.sessions.records import (
     SESSION_FIELDS,
     MessageRecord,
     SessionRecord,
+    ToolResultRecord,
     decode_content,
     decode_json,
     encode_content,
@@ -56,6 +56,7 @@ from engine.sessions.records import (
 )
 from engine.sessions.search import Searcher, SearchResult
 from engine.sessions.text import DB_ERRORS, tolerant_text
+from engine.threats.redact import Redactor
 
 T = TypeVar("T")
 
@@ -455,6 +456,28 @@ class SessionStore(LineageMixin):
             raise SessionNotFound(f"There is no session {session_id!r} in {self.path}.")
         return session
 
+    async def find_session(self, reference: str) -> SessionRecord:
+        """The session a person names: its id, its title, a unique id prefix, or its title in another
+        case (when only one session has it), in that order; SessionNotFound otherwise."""
+        session = await self.get_session(reference)
+        if session is not None:
+            return session
+        title = sanitize_title(reference, truncate=True)
+        if title:
+            rows = await self._fetch("SELECT id FROM sessions WHERE title = ?", (title,))
+            if rows:
+                return await self.require_session(rows[0][0])
+        resolved = await self.resolve_session_id(reference)
+        if resolved:
+            return await self.require_session(resolved)
+        if title:
+            rows = await self._fetch(
+                "SELECT id FROM sessions WHERE lower(title) = lower(?) LIMIT 2", (title,)
+            )
+            if len(rows) == 1:
+                return await self.require_session(rows[0][0])
+        raise SessionNotFound(f"No session has the id, id prefix or title {reference!r} in {self.path}.")
+
     async def get_system_prompt(self, session_id: str) -> str | None:
         """The system prompt recorded with a session, so a resumed session reuses it byte for byte."""
         rows = await self._fetch("SELECT system_prompt FROM sessions WHERE id = ?", (session_id,))
@@ -502,6 +525,23 @@ class SessionStore(LineageMixin):
                 ) from exc
             raise
         return clean
+
+    async def set_unique_title(self, session_id: str, title: str) -> str:
+        """Set `title` (cut to the longest a title may be), or the first free "title #N" when another
+        session has it (titles are unique in Hermes' schema); returns the title set."""
+        await self._require(session_id)
+        base = sanitize_title(self.redactor.text(title), truncate=True)
+        if base is None:
+            raise StoreError("A session title needs some text.")
+        for _attempt in range(5):  # another writer may take the free title between the look and the write
+            rows = await self._fetch("SELECT id FROM sessions WHERE title = ?", (base,))
+            free = not rows or rows[0][0] == session_id
+            candidate = base if free else await self._next_title(base)
+            try:
+                return await self.set_title(session_id, candidate) or candidate
+            except TitleConflict:
+                continue
+        raise TitleConflict(f"Could not find a free title like {base!r}; choose another title.")
 
     async def _check_title_free(self, title: str, session_id: str) -> None:
         rows = await self._fetch("SELECT id FROM sessions WHERE title = ? AND id != ?", (title, session_id))
@@ -562,7 +602,9 @@ class SessionStore(LineageMixin):
         )
 
     async def approvals(self, session_id: str) -> list[dict[str, Any]]:
-        """The session's approvals, oldest first."""
+        """The session's approvals, oldest first (none in a database that never kept them)."""
+        if "hws_approvals" not in self.info.tables:
+            return []
         rows = await self._fetch(
             "SELECT tool_call_id, tool, command, rule, scope, decision, by_session_rule, timestamp "
             "FROM hws_approvals WHERE session_id = ? ORDER BY id",
@@ -658,11 +700,13 @@ class SessionStore(LineageMixin):
         finish_reason: str | None = None,
         reasoning: str | None = None,
         timestamp: float | None = None,
+        outcome: Mapping[str, Any] | None = None,
     ) -> int:
         """Append one message and return its id; it is committed (and searchable) on return.
 
         Call it as each message completes: the user's before the model is called, a streamed reply
-        when it ends, each tool call and each tool result as it happens.
+        when it ends, each tool call and each tool result as it happens. A tool result's `outcome`
+        (`ok`, `summary`, `duration_s`: what the tool layer said of it) is kept with it, together.
         """
         await self._require(session_id)
         if not role:
@@ -683,17 +727,65 @@ class SessionStore(LineageMixin):
         have = self.info.columns.get("messages", set())
         names = [n for n in values if n in have]
         marks = ", ".join("?" * len(names))
+        insert = f"INSERT INTO messages ({', '.join(names)}) VALUES ({marks}) RETURNING id"
         try:
-            rows = await self._write(
-                f"INSERT INTO messages ({', '.join(names)}) VALUES ({marks}) RETURNING id",
-                [values[n] for n in names],
-            )
+            if outcome is not None and "hws_tool_results" in self.info.tables:
+                return await self._append_with_outcome(insert, [values[n] for n in names], values, outcome)
+            rows = await self._write(insert, [values[n] for n in names])
         except StoreError as exc:
             if "FOREIGN KEY" in str(exc.__cause__ or ""):  # deleted by another process meanwhile
                 self._known_sessions.discard(session_id)
                 raise SessionNotFound(f"There is no session {session_id!r} in {self.path}.") from exc
             raise
         return int(rows[0][0])
+
+    async def _append_with_outcome(
+        self, insert: str, params: Sequence[Any], values: Mapping[str, Any], outcome: Mapping[str, Any]
+    ) -> int:
+        """The message and its outcome row in one transaction: neither is ever kept without the other."""
+        self._check_writable()
+        async with self._lock:
+            try:
+                await self._conn.execute("BEGIN IMMEDIATE")
+                rows = list(await self._conn.execute_fetchall(insert, params))
+                message_id = int(rows[0][0])
+                await self._conn.execute(
+                    "INSERT INTO hws_tool_results (message_id, session_id, tool_call_id, ok, summary, "
+                    "duration_s) VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        message_id,
+                        values["session_id"],
+                        values["tool_call_id"],
+                        int(bool(outcome.get("ok", True))),
+                        scrub(self.redactor.text(str(outcome.get("summary") or ""))),
+                        float(outcome.get("duration_s") or 0.0),
+                    ),
+                )
+                await self._conn.execute("COMMIT")
+            except DB_ERRORS as exc:
+                if self._conn.in_transaction:
+                    await self._conn.execute("ROLLBACK")
+                raise self._failed(exc) from exc
+        return message_id
+
+    async def tool_results(self, message_ids: Sequence[int]) -> dict[int, ToolResultRecord]:
+        """What the tool layer said of these tool result messages (those it said anything of)."""
+        ids = [int(i) for i in message_ids]
+        if not ids or "hws_tool_results" not in self.info.tables:
+            return {}
+        found: dict[int, ToolResultRecord] = {}
+        for start in range(0, len(ids), 500):  # within SQLite's limit on bound parameters
+            chunk = ids[start : start + 500]
+            rows = await self._fetch(
+                "SELECT message_id, tool_call_id, ok, summary, duration_s FROM hws_tool_results "
+                f"WHERE message_id IN ({','.join('?' * len(chunk))})",
+                chunk,
+            )
+            for message_id, call_id, ok, summary, duration in rows:
+                found[int(message_id)] = ToolResultRecord(
+                    int(message_id), str(call_id or ""), bool(ok), str(summary or ""), float(duration or 0.0)
+                )
+        return found
 
     async def get_messages(
         self, session_id: str, *, include_inactive: bool = False, limit: int | None = None, offset: int = 0

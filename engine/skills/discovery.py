@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import WriteError, atomic_write_text
 from engine.skills import frontmatter as fm
+from engine.storage.atomic import WriteError, atomic_write_text
 
 SKILL_FILE = "SKILL.md"
 CATEGORY_FILE = "DESCRIPTION.md"

@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.home import Home
-from engine.printable import printable
 from engine.skills import guard
 from engine.skills.discovery import Skill
 from engine.skills.guard import ALLOW, CAUTION, DANGEROUS, GuardLimits, GuardReport, decide
 from engine.skills.verdict_cache import CACHE_FILE, VerdictCache
+from engine.text.printable import printable
 
 REASON_FINDINGS = 2  # findings named in a blocked skill's reason
 

@@ -18,7 +18,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.printable import has_unsafe, printable
 from engine.skills import frontmatter as fm
 from engine.skills.guard_content import (
     MATCH_CHARS,
@@ -32,6 +31,7 @@ from engine.skills.guard_content import (
     shared_findings,
 )
 from engine.skills.guard_rules import CRITICAL, HIGH, MEDIUM
+from engine.text.printable import has_unsafe, printable
 
 __all__ = ["GuardFinding", "invisible_findings", "scan_text", "shared_findings"]
 

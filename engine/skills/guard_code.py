@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 
 from engine.skills.guard_rules import CRITICAL, HIGH, MEDIUM, exfil_destination
-from engine.threat_decode import hidden_payloads
+from engine.threats.decode import hidden_payloads
 
 MATCH_CHARS = 120
 MAX_REBUILT_LINES = 2000  # lines of one file worth rebuilding; the rest are judged as written

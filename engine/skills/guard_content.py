@@ -15,10 +15,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from itertools import accumulate
 
-from engine import threats
 from engine.skills.guard_code import hidden_code_findings
 from engine.skills.guard_rules import CRITICAL, HIGH, LOW, MEDIUM, RULES, Rule
-from engine.threat_intents import INTENT_MESSAGES, intent_findings
+from engine.threats import scan as threats
+from engine.threats.intents import INTENT_MESSAGES, intent_findings
 
 SEVERITY_RANK = {CRITICAL: 0, HIGH: 1, MEDIUM: 2, LOW: 3}
 MATCH_CHARS = 120

@@ -16,9 +16,9 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from engine.atomic import WriteError, atomic_write_text
 from engine.home import Home
-from engine.journal import Journal, JournalEntry
+from engine.storage.atomic import WriteError, atomic_write_text
+from engine.storage.journal import Journal, JournalEntry
 
 KIND = "skill"
 BINARY_MARK = "[binary file"

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from engine import tokens
 from engine.skills.discovery import Skill
+from engine.text import tokens
 
 HEADING = "## Skills (mandatory)"
 GUIDE = (

@@ -16,9 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import atomic_write_text, file_lock
-from engine.printable import printable
-from engine.redact import home_redactor
 from engine.skills import frontmatter as fm
 from engine.skills.discovery import SKILL_FILE, read_head
 from engine.skills.guard import (
@@ -35,6 +32,9 @@ from engine.skills.history import SkillHistory, new_change_id, read_for_journal
 from engine.skills.library import SkillLibrary
 from engine.skills.manage import SkillManager
 from engine.skills.usage import now_iso
+from engine.storage.atomic import atomic_write_text, file_lock
+from engine.text.printable import printable
+from engine.threats.redact import home_redactor
 
 HUB_DIR = ".hub"
 COPY_SKIP = shutil.ignore_patterns(".git", "node_modules", "__pycache__", ".venv", "venv", ".DS_Store")

@@ -17,15 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import (
-    Changed,
-    WriteError,
-    atomic_write_bytes,
-    atomic_write_text,
-    compare_and_replace,
-    file_lock,
-)
-from engine.redact import home_redactor
 from engine.skills import frontmatter as fm
 from engine.skills.discovery import SKILL_FILE, SUPPORT_DIRS, Catalog, Skill
 from engine.skills.guard import CRITICAL, GuardLimits, GuardReport, scan_folder
@@ -33,6 +24,15 @@ from engine.skills.history import SkillHistory, binary_placeholder, new_change_i
 from engine.skills.library import SkillLibrary
 from engine.skills.paths import PathRefused, relative_path_error, resolve_inside
 from engine.skills.view import error, find_skill, linked_files
+from engine.storage.atomic import (
+    Changed,
+    WriteError,
+    atomic_write_bytes,
+    atomic_write_text,
+    compare_and_replace,
+    file_lock,
+)
+from engine.threats.redact import home_redactor
 
 ACTIONS = ("create", "patch", "edit", "delete", "write_file", "remove_file")
 SECRET_CHECKED_FIELDS = ("content", "new_string", "file_content")  # the text a write would store

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-from engine.printable import has_unsafe, printable
+from engine.text.printable import has_unsafe, printable
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 

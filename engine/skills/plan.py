@@ -3,7 +3,7 @@
 `plan_change` runs the manager's own checks (name, frontmatter, size, the secret scan, the file path,
 a patch's match) and returns each file the call would touch with its bytes now and its text after
 (None: absent). A call that would fail is the same error the manager gives, so the model hears at
-once; the guard's scan runs when the person approves and the write is made (engine/write_approval.py).
+once; the guard's scan runs when the person approves and the write is made (engine/pending/approval.py).
 """
 
 from __future__ import annotations

@@ -12,13 +12,14 @@ from typing import Any
 from engine.config import Config, defaults
 from engine.events import Event, SkillChanged, SkillLoaded, WriteStaged
 from engine.home import Home
+from engine.pending.staging import gate_on
 from engine.skills.gate import refusal
 from engine.skills.index import SkillIndex
 from engine.skills.library import SkillLibrary
 from engine.skills.manage import ACTIONS, SkillManager
+from engine.skills.staging import stage_skill
 from engine.skills.tiers import SessionTiers
 from engine.skills.view import error, find_skill, view_file, view_skill
-from engine.write_staging import gate_on, stage_skill
 
 SKILLS_LIST_SCHEMA: dict[str, Any] = {
     "name": "skills_list",

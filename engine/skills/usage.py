@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import WriteError, atomic_write_text, file_lock
+from engine.storage.atomic import WriteError, atomic_write_text, file_lock
 
 USAGE_FILE = ".usage.json"
 

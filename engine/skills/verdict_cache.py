@@ -19,8 +19,8 @@ from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import WriteError, atomic_write_text
 from engine.skills.guard import SKIPPED_DIRS, GuardLimits
+from engine.storage.atomic import WriteError, atomic_write_text
 
 CACHE_FILE = "guard-verdicts.json"
 RULE_MODULES = (

@@ -8,11 +8,11 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from engine import tokens
 from engine.skills import frontmatter as fm
 from engine.skills.discovery import IGNORED_DIRS, SKILL_FILE, SUPPORT_DIRS, Catalog, Skill
 from engine.skills.guard import special_kind
 from engine.skills.paths import PathRefused, is_inside, resolve_inside, skill_name_error
+from engine.text import tokens
 
 LINK_GROUPS = (*SUPPORT_DIRS, "examples")
 MAX_LISTED_FILES = 200

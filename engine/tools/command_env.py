@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from engine.config import Config
 from engine.llm.settings import GENERIC_KEYS, HOST_KEYS
-from engine.redact import SECRET_NAME, Redactor
+from engine.threats.redact import SECRET_NAME, Redactor
 
 QUIET_ENV = {
     "PAGER": "cat",

@@ -15,7 +15,7 @@ from typing import Any
 from engine.config import Config
 from engine.events import ApprovalNeeded, ApprovedBySession, Event
 from engine.home import Home
-from engine.redact import Redactor, home_redactor
+from engine.threats.redact import Redactor, home_redactor
 from engine.tools.errors import ToolError
 
 log = logging.getLogger(__name__)

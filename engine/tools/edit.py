@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.atomic import describe_os_error
-from engine.self_writes import content_hash
+from engine.storage.atomic import describe_os_error
+from engine.storage.self_writes import content_hash
 from engine.tools import paths, protected, safe_open
 from engine.tools.context import ToolContext
 from engine.tools.errors import ToolError

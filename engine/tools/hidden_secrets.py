@@ -7,7 +7,7 @@ around the secret instead.
 
 from __future__ import annotations
 
-from engine.redact import REDACTED, Redactor
+from engine.threats.redact import REDACTED, Redactor
 from engine.tools.errors import ToolError
 
 MISSING_HINT = (

@@ -72,7 +72,7 @@ async def _second_opinion(kind: str, texts: list[str], ctx: ToolContext) -> str 
     review = ctx.resources.get("second_opinion")
     if review is None:
         return None
-    from engine.security_review import refusal, uncertain_notes
+    from engine.threats.review import refusal, uncertain_notes
 
     notes = await asyncio.to_thread(uncertain_notes, texts)
     if not notes:
@@ -113,7 +113,7 @@ async def _memory(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     ok = bool(result.get("success"))
     message = str(result.get("message") or result.get("error") or "")
     if result.get("staged"):
-        from engine.write_staging import memory_payload, memory_summary
+        from engine.memory.staging import memory_payload, memory_summary
 
         pending_id = str(result["pending_id"])
         summary = memory_summary(memory_payload(args, target))
@@ -224,7 +224,7 @@ def knowledge_tools() -> tuple[Tool, ...]:
 
 def agent_registry() -> ToolRegistry:
     """Every tool the agent offers: its knowledge tools first, then the tool layer's built-ins."""
-    from engine.tools import default_registry
+    from engine.tools.registry import default_registry
 
     registry = ToolRegistry(knowledge_tools())
     for tool in default_registry():

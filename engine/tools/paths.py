@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from engine.context_files import is_context_file
+from engine.prompt.context_files import is_context_file
 from engine.tools.context import Decision, ToolContext
 from engine.tools.errors import ToolError
 

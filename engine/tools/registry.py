@@ -8,6 +8,7 @@ an error result the model can read and act on.
 from __future__ import annotations
 
 import difflib
+import importlib
 import json
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
@@ -275,3 +276,16 @@ def _error_outcome(
         duration_s=time.perf_counter() - started,
         cut=cut,
     )
+
+
+# Modules whose `TOOLS` list makes up the default registry, in the order their schemas are sent.
+TOOL_MODULES: tuple[str, ...] = ("engine.tools.builtin",)
+
+
+def default_registry(modules: tuple[str, ...] = TOOL_MODULES) -> ToolRegistry:
+    """A fresh registry holding every tool of `modules` (a module that is missing is a bug, not skipped)."""
+    registry = ToolRegistry()
+    for name in modules:
+        for tool in importlib.import_module(name).TOOLS:
+            registry.register(tool)
+    return registry

@@ -19,8 +19,8 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from engine import self_writes
-from engine.atomic import describe_os_error
+from engine.storage import self_writes
+from engine.storage.atomic import describe_os_error
 from engine.tools.errors import ToolError
 
 # O_PATH: a folder that may be searched but not listed can still be walked through.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.events import ApprovalNeeded, ApprovedBySession
-from engine.tools import Decision
+from engine.tools.context import Decision
 from tests.tool_helpers import make_bench
 
 

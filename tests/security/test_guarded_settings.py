@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.doctor import check_guarded
+from engine.cli.doctor import check_guarded
 from engine.guarded_settings import (
     GuardedWatch,
     changed,

@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from engine.threats import assess, first_threat_message, scan
+from engine.threats.scan import assess, first_threat_message, scan
 from tests.security.memory_corpus import ATTACKS, BENIGN, b32, b64, entities, rot13
 from tests.security.memory_heldout import HELDOUT_ATTACKS, HELDOUT_BENIGN
 

@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
-from engine.tools import Decision, ToolError, paths, safe_open
+from engine.tools import paths, safe_open
+from engine.tools.context import Decision
+from engine.tools.errors import ToolError
 from tests.tool_helpers import Bench, make_bench
 
 

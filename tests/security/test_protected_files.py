@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.events import ApprovalNeeded
-from engine.tools import Decision
+from engine.tools.context import Decision
 from tests.tool_helpers import Bench, make_bench
 
 

@@ -14,8 +14,8 @@ import pytest
 
 from engine.config import defaults, load_config
 from engine.home import Home
-from engine.redact import REDACTED, Redactor, env_file_secrets
-from engine.redact_forms import is_secret_name, redact_forms
+from engine.threats.redact import REDACTED, Redactor, env_file_secrets
+from engine.threats.redact_forms import is_secret_name, redact_forms
 from tests.tool_helpers import make_bench
 
 HIDDEN = [

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from engine.home import Home
-from engine.model_server import ScriptedModelServer
+from engine.model_server.server import ScriptedModelServer
 from tests.fault_support import assert_clean_exit, files_containing, hws, write_config, write_scenario
 from tests.live_files_support import make_skill
 from tests.tmux import SCRIPTED_WAIT_S, TmuxSession, tmux_available

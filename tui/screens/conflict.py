@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from engine.text_merge import diff_lines
+from engine.editing.merge import diff_lines
 from tui.screens.closing import dismiss_once
 from widgets.diff_view import DiffView
 

@@ -23,7 +23,7 @@ from textual.widgets import Static
 from widgets.file_editor import FileEditor
 
 if TYPE_CHECKING:
-    from engine.editing import EditTarget
+    from engine.editing.buffers import EditTarget
 
 HINTS = (
     "ctrl+o open · ctrl+s save · ctrl+g $EDITOR · ctrl+t beside the transcript · "
@@ -86,7 +86,7 @@ class EditorScreen(Screen[None]):
                 editor.area.focus()
 
     def open_named(self, editor: FileEditor, name: str) -> None:
-        from engine.editing import EditError, find_target
+        from engine.editing.buffers import EditError, find_target
 
         app: Any = self.app
         try:

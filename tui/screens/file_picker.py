@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 from tui.screens.closing import dismiss_once
 
 if TYPE_CHECKING:
-    from engine.editing import EditTarget
+    from engine.editing.buffers import EditTarget
 
 KIND_NOTE = {
     "soul": "who the agent is",
@@ -59,7 +59,7 @@ class FilePickerScreen(ModalScreen["EditTarget | None"]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, description="list editable files")
     def _load_targets(self) -> None:
-        from engine.editing import all_targets
+        from engine.editing.buffers import all_targets
 
         app: Any = self.app
         targets = all_targets(app.home, app.config)

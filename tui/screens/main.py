@@ -711,6 +711,20 @@ class MainScreen(Screen[None]):
             icon="⇣",
         )
 
+    @on(messages.SessionTitled)
+    async def _session_titled(self, message: messages.SessionTitled) -> None:
+        event = message.event
+        self.app.reload_catalogs()  # type: ignore[attr-defined]  # the palette lists sessions by title
+        if event.by == "user":  # `/title` before the first message opened the session it names
+            self._use_session(event.session_id)
+            await self.transcript.add_notice(f"Titled this session “{event.title}”.", icon="✎")
+            return
+        if event.session_id != self.app.session_id:  # type: ignore[attr-defined]
+            return  # a session left meanwhile (/new): its title shows in the sessions list
+        await self.transcript.add_notice(
+            f"This session is titled “{event.title}” · /title NAME renames it.", icon="✎"
+        )
+
     @on(messages.ConversationTooLarge)
     async def _conversation_too_large(self, message: messages.ConversationTooLarge) -> None:
         """Said once when the conversation stops fitting, and once when it fits again."""

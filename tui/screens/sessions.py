@@ -4,12 +4,16 @@ Browsing lists conversations newest first (a compression chain is one conversati
 time as you scroll. Typing searches with the agent's own `session_search`. In the list: enter opens
 the highlighted conversation read-only (at the search hit), `r` resumes it here, `l` lists its
 lineage (every session of its compression chain; enter or `r` on one of those works the same).
-The screen only asks: the app reads state.db in workers and posts the answers back.
+The screen only asks: the app reads state.db in workers and posts the answers back. What the list
+showed (the query, the highlighted conversation, the scroll) is kept in a `SessionsListState` the app
+holds, so closing the screen (esc, ctrl+r, opening a conversation) and opening it again comes back to
+the same place, as Harlequin's and lazygit's lists do; the rows are then read again.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar
 
@@ -44,6 +48,22 @@ def marked(snippet: str) -> Content:
         parts += [before, (hit, "bold $accent")]
     parts.append(rest)
     return Content.assemble(*parts)
+
+
+@dataclass
+class SessionsListState:
+    """Where the sessions list was left: kept by the app while the screen is closed."""
+
+    query: str = ""
+    rows: list[SessionRow] = field(default_factory=list)
+    highlighted: str = ""  # the root id of the highlighted conversation
+    scroll_y: float = 0.0
+    in_list: bool = False  # the list had the focus (else the search box)
+
+
+def row_key(row: SessionRow) -> str:
+    """What names a conversation across readings of the list (a search row's root is its conversation)."""
+    return row.root_id or row.session_id
 
 
 def short_when(when: str) -> str:
@@ -94,19 +114,26 @@ class SessionsScreen(Screen[Choice | None]):
             self.session_id = session_id
             self.rows = rows
 
-    def __init__(self, current: str = "", page_size: int = 100) -> None:
+    def __init__(
+        self, current: str = "", page_size: int = 100, state: SessionsListState | None = None
+    ) -> None:
         super().__init__()
         self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
         self.current = current
         self.page_size = page_size
+        self.state = state if state is not None else SessionsListState()
         self.rows: list[SessionRow] = []
         self.mode = "browse"  # browse | search | lineage
         self.search_text = ""
         self.exhausted = False
-        self.loading = False
+        # Waiting for an answer. Not `loading`: that is Textual's reactive, which covers the screen
+        # with a spinner and hides the search box, whose focus then fell to the list mid-typing.
+        self.reading = False
+        self._asked = page_size  # how many rows the last first-page question asked for
         self._timer: Timer | None = None
         self._before_lineage: tuple[str, list[SessionRow]] | None = None
         self._list_wanted = False  # enter in the search box: the list takes focus once it is filled
+        self._keep: tuple[str, float] | None = None  # the row (and scroll) the next answer highlights
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-frame"):
@@ -122,9 +149,28 @@ class SessionsScreen(Screen[Choice | None]):
     def on_mount(self) -> None:
         # Typing searches at once: the list only takes focus after enter (AUTO_FOCUS alone lost the race
         # with the list's first fill).
-        self.query_one("#session-search", Input).focus()
-        self._note("Reading state.db…")
-        self._browse()
+        search = self.query_one("#session-search", Input)
+        search.focus()
+        state = self.state
+        if not state.query and not state.rows:
+            self._note("Reading state.db…")
+            self._browse()
+            return
+        # Back where the list was left: the rows as they were at once, then read again in place.
+        self.search_text = state.query
+        self.mode = "search" if state.query else "browse"
+        with self.prevent(Input.Changed):
+            search.value = state.query
+        search.cursor_position = len(state.query)
+        self.rows = list(state.rows)
+        self._show(select=state.highlighted, scroll_y=state.scroll_y)
+        if state.in_list and self.rows:
+            self.options.focus()
+        self._keep = (state.highlighted, state.scroll_y)
+        if self.mode == "search":
+            self._search()
+        else:
+            self._browse(limit=max(self.page_size, len(self.rows)))
 
     @property
     def options(self) -> OptionList:
@@ -132,18 +178,22 @@ class SessionsScreen(Screen[Choice | None]):
 
     # Asking the app.
 
-    def _browse(self, offset: int = 0) -> None:
-        self.loading = True
-        self.app.list_sessions(self, offset, self.page_size)  # type: ignore[attr-defined]
+    def _browse(self, offset: int = 0, limit: int = 0) -> None:
+        self.reading = True
+        limit = limit or self.page_size
+        if offset == 0:
+            self._asked = limit
+        self.app.list_sessions(self, offset, limit)  # type: ignore[attr-defined]
 
     def _search(self) -> None:
-        self.loading = True
+        self.reading = True
         self._note(f"Searching for {self.search_text!r}…")
         self.app.search_sessions(self, self.search_text)  # type: ignore[attr-defined]
 
     @on(Input.Changed, "#session-search")
     def _typed(self, event: Input.Changed) -> None:
         self.search_text = event.value.strip()
+        self._keep = None  # a new query starts at its best hit
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.set_timer(SEARCH_DELAY_S, self._query_settled)
@@ -165,7 +215,7 @@ class SessionsScreen(Screen[Choice | None]):
             self._query_settled()
         self._list_wanted = True
         self.options.focus()
-        if not self.loading:
+        if not self.reading:
             self._focus_list_when_drawn()
 
     def _focus_list_when_drawn(self) -> None:
@@ -187,12 +237,15 @@ class SessionsScreen(Screen[Choice | None]):
     def _listed(self, message: Listed) -> None:
         if self.mode != "browse":
             return
-        self.loading = False
+        self.reading = False
         if message.offset == 0:
             self.rows = []
         self.rows += message.rows
-        self.exhausted = len(message.rows) < self.page_size
-        self._show(keep=message.offset > 0)
+        self.exhausted = len(message.rows) < (self._asked if message.offset == 0 else self.page_size)
+        if message.offset > 0:
+            self._show(keep=True)
+        else:
+            self._show_kept()
         self._focus_list_when_drawn()
         if message.error:
             self._note(message.error)
@@ -207,9 +260,9 @@ class SessionsScreen(Screen[Choice | None]):
     def _found(self, message: Found) -> None:
         if self.mode != "search" or message.query != self.search_text:
             return
-        self.loading = False
+        self.reading = False
         self.rows = list(message.rows)
-        self._show()
+        self._show_kept()
         self._focus_list_when_drawn()
         count = (
             f"{len(self.rows)} conversation{'s' if len(self.rows) != 1 else ''} match {self.search_text!r}"
@@ -242,14 +295,48 @@ class SessionsScreen(Screen[Choice | None]):
             parts += ["\n   ", marked(row.snippet[:200])]
         return Content.assemble(*parts)
 
-    def _show(self, keep: bool = False) -> None:
+    def _show(self, keep: bool = False, select: str = "", scroll_y: float | None = None) -> None:
+        """Fill the list: the highlight kept (`keep`), on the conversation `select`, or on the first."""
         options = self.options
         highlighted = options.highlighted if keep else None
+        kept_scroll = options.scroll_y if keep else scroll_y
+        if select:
+            highlighted = next((i for i, row in enumerate(self.rows) if row_key(row) == select), None)
         options.clear_options()
         options.add_options(Option(self._prompt(row), id=f"{index}") for index, row in enumerate(self.rows))
         if self.rows:
             options.highlighted = highlighted if highlighted is not None else 0
+        if kept_scroll is not None and highlighted is not None:
+            scroll = kept_scroll
+
+            def place() -> None:  # where it was: the highlighted row is still in view there
+                options.scroll_to(y=scroll, animate=False, immediate=True)
+                if options.highlighted is not None:
+                    options.scroll_to_highlight()
+
+            self.call_after_refresh(place)
         self._preview()
+        self._remember()
+
+    def _show_kept(self) -> None:
+        """A first page or a search's answer: on the row the list was left at, when it is still there."""
+        kept, self._keep = self._keep, None
+        if kept is None:
+            self._show()
+        else:
+            self._show(select=kept[0], scroll_y=kept[1])
+
+    def _remember(self) -> None:
+        """Keep where the list is (the app holds it while the screen is closed)."""
+        if self.mode == "lineage" or not self.is_mounted:
+            return
+        row = self.highlighted_row()
+        state = self.state
+        state.query = self.search_text
+        state.rows = list(self.rows)
+        state.highlighted = row_key(row) if row is not None else ""
+        state.scroll_y = self.options.scroll_y
+        state.in_list = self.focused is self.options
 
     def _note(self, text: str) -> None:
         self.query_one("#session-note", Static).update(text)
@@ -263,10 +350,11 @@ class SessionsScreen(Screen[Choice | None]):
     @on(OptionList.OptionHighlighted, "#session-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self._preview()
+        self._remember()
         if (
             self.mode == "browse"
             and not self.exhausted
-            and not self.loading
+            and not self.reading
             and event.option_index >= len(self.rows) - 5
         ):
             self._browse(len(self.rows))
@@ -306,12 +394,16 @@ class SessionsScreen(Screen[Choice | None]):
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         row = self.highlighted_row()
         if row is not None:
-            around = row.match_message_id if row.match_session_id == row.session_id else None
-            dismiss_once(self, ("open", row.match_session_id or row.session_id, around))
+            self._remember()
+            if row.match_session_id and row.match_message_id is not None:  # a search hit: open there
+                dismiss_once(self, ("open", row.match_session_id, row.match_message_id))
+            else:
+                dismiss_once(self, ("open", row.session_id, None))
 
     def action_resume(self) -> None:
         row = self.highlighted_row()
         if row is not None:
+            self._remember()
             dismiss_once(self, ("resume", row.session_id, None))
 
     def action_lineage(self) -> None:
@@ -319,6 +411,7 @@ class SessionsScreen(Screen[Choice | None]):
         if row is None:
             return
         if self.mode != "lineage":
+            self._remember()
             self._before_lineage = (self.mode, list(self.rows))
         self.mode = "lineage"
         self.app.lineage_rows(self, row.session_id)  # type: ignore[attr-defined]
@@ -327,9 +420,14 @@ class SessionsScreen(Screen[Choice | None]):
         if self.mode == "lineage" and self._before_lineage is not None:
             self.mode, self.rows = self._before_lineage
             self._before_lineage = None
-            self._show()
+            self._show(select=self.state.highlighted, scroll_y=self.state.scroll_y)
             self._note("Back to the list · enter opens · r resumes · l lineage · esc back")
             return
+        self.close()
+
+    def close(self) -> None:
+        """Leave the screen, keeping where the list is for the next time it opens."""
+        self._remember()
         dismiss_once(self, None)
 
     def action_to_list(self) -> None:

@@ -1,7 +1,7 @@
 """The first-run setup screen: choose the model (provider, model, where the key comes from), write
 config.yaml and check the endpoint with one tiny request.
 
-The same engine code as `hws setup` (engine/model_setup.py), so both write the same settings and
+The same engine code as `hws setup` (engine/cli/model_setup.py), so both write the same settings and
 explain a failing endpoint with the same sentence. A failed check keeps the settings (the
 endpoint may simply not be running yet) and offers to put the previous config.yaml back.
 """
@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from engine.model_setup import (
+from engine.cli.model_setup import (
     KEY_FROM_DOTENV,
     KEY_FROM_ENV,
     KEY_NONE,
@@ -185,8 +185,8 @@ class SetupScreen(ModalScreen["Config | None"]):
 
     @work(exclusive=True, group="setup", exit_on_error=False, description="write config.yaml, check")
     async def save_and_check(self) -> None:
+        from engine.cli.model_setup import check_endpoint_async, write_choice
         from engine.config import ConfigError, load_config
-        from engine.model_setup import check_endpoint_async, write_choice
 
         choice = self.choice()
         try:
@@ -220,7 +220,7 @@ class SetupScreen(ModalScreen["Config | None"]):
 
     @on(Button.Pressed, "#setup-undo")
     def _undo(self) -> None:
-        from engine.model_setup import restore_config
+        from engine.cli.model_setup import restore_config
 
         restore_config(self.home, self.previous_text or "")
         self.written = None

@@ -1,0 +1,4 @@
+"""Measures and safety for text: `tokens` counts tokens offline, `size` says how big a text is in
+words a person reads, `printable` escapes control characters before text is shown, and
+`generated_blocks` rewrites the generated parts of hand-written files.
+"""
