@@ -23,7 +23,7 @@ import signal
 import time
 from dataclasses import dataclass
 
-from engine.tools.backends.base import Backend, BackendError, Channel, Proc
+from engine.tools.backends.base import Backend, BackendError, Channel, Proc, drain
 from engine.tools.capture import Capture
 
 START_TIMEOUT = 30.0  # seconds a new shell may take to say it is ready (bwrap, an ssh channel, docker exec)
@@ -135,8 +135,13 @@ class PersistentShell:
         self.pid = 0
         try:
             await self.channel.write(script.encode())
-        except BackendError as exc:
-            raise BackendError(f"The shell could not start on {self.backend.label}: {exc}") from exc
+        except BackendError as exc:  # it ended at once: what it printed says why (bwrap's complaint)
+            said = (await drain(self.channel, START_TIMEOUT)).decode("utf-8", errors="replace").strip()[-500:]
+            await self.channel.close()
+            self.channel = None
+            raise BackendError(
+                f"The shell could not start on {self.backend.label}: {said or exc}", said
+            ) from exc
         said = bytearray()
         deadline = time.monotonic() + START_TIMEOUT
         while not _line_after(said, ready.encode()):
