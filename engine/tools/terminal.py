@@ -89,6 +89,11 @@ async def terminal(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             )
     status = await asyncio.to_thread(sandbox_status, ctx.config) if local else NO_SANDBOX
     network = bool(args.get("network"))
+    if network and backend_name(ctx.config) == "docker":
+        raise ToolError(
+            "The session's docker container has no network (it runs with --network none), so a command "
+            "that needs it cannot run there; do without the network, or ask the user to run it."
+        )
     outside = args.get("sandbox") is False and status.active
     why = str(args.get("why") or "").strip()
     cwd = Path(session.shell.cwd) if session.shell is not None and session.shell.started else Path(ctx.cwd)

@@ -14,7 +14,7 @@ from engine.events import Status
 from engine.tools.backends.base import Backend
 from engine.tools.backends.choice import backend_name, make_backend
 from engine.tools.capture import Capture
-from engine.tools.context import ToolContext
+from engine.tools.context import Decision, ToolContext
 from engine.tools.errors import ToolError
 from engine.tools.persistent_shell import PersistentShell
 from engine.tools.preview import one_line, plural
@@ -29,6 +29,7 @@ class TerminalSession:
     """What one session's terminal calls share."""
 
     def __init__(self, ctx: ToolContext) -> None:
+        self.ctx = ctx
         self.home = ctx.home
         self.config = ctx.config
         self.cwd = Path(ctx.cwd)
@@ -59,10 +60,23 @@ class TerminalSession:
         """The backend, opened (BackendError with a sentence when it cannot be)."""
         async with self._open_lock:
             if self.backend is None:
-                backend = make_backend(self.home, self.config, self.cwd, self.folder)
+                backend = make_backend(self.home, self.config, self.cwd, self.folder, self._trust_host_key)
                 await backend.open()
                 self.backend = backend
             return self.backend
+
+    async def _trust_host_key(self, question: str, fingerprint: str) -> bool:
+        """An ssh host not yet in known_hosts: the person decides, every time (even under yolo)."""
+        decision = await self.ctx.ask(
+            "terminal",
+            f"trust ssh host key {fingerprint}",
+            question,
+            rule="ssh-host-key",
+            scope="this host key, added to known_hosts",
+            allow_session=False,
+            always_ask=True,
+        )
+        return decision is not Decision.DENY
 
     async def ready_shell(self) -> PersistentShell:
         """The persistent shell, started."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from engine.config import Config
@@ -9,6 +10,7 @@ from engine.home import Home
 from engine.tools.backends.base import Backend, BackendError
 
 BACKENDS = ("local", "ssh", "docker")
+TrustHostKey = Callable[[str, str], Awaitable[bool]]  # (question, fingerprint) -> trusted?
 # Backends Hermes Agent has that hws does not: named so the refusal can say so.
 ELSEWHERE = ("modal", "daytona", "singularity", "vercel", "vercel_sandbox")
 
@@ -54,8 +56,12 @@ def backend_label(config: Config) -> str:
     return name
 
 
-def make_backend(home: Home, config: Config, cwd: Path, session_folder: Path) -> Backend:
-    """The configured backend, not yet opened (BackendError with a sentence when it cannot be)."""
+def make_backend(
+    home: Home, config: Config, cwd: Path, session_folder: Path, trust: TrustHostKey | None = None
+) -> Backend:
+    """The configured backend, not yet opened (BackendError with a sentence when it cannot be).
+
+    `trust` is asked whether to trust an ssh host whose key is not in known_hosts yet."""
     problem = backend_problem(config)
     if problem:
         raise BackendError(problem)
@@ -63,11 +69,11 @@ def make_backend(home: Home, config: Config, cwd: Path, session_folder: Path) ->
     if name == "ssh":
         from engine.tools.backends.ssh import SshBackend
 
-        return SshBackend(config)
+        return SshBackend(config, trust)
     if name == "docker":
         from engine.tools.backends.docker import DockerBackend
 
-        return DockerBackend(config, cwd)
+        return DockerBackend(config, cwd, home)
     from engine.tools.backends.local import LocalBackend
     from engine.tools.sandbox import sandbox_status
 
