@@ -61,6 +61,7 @@ class BudgetView:
     threshold: int = 0  # tokens at which compression starts; 0: compression is off
     preview: bool = False  # no session yet: the prompt the first message will get
     messages: int = 0
+    terminal: str = ""  # where terminal commands run (`local`, `ssh dev@box`, `docker python:3.12`)
 
     @property
     def prompt(self) -> int:
@@ -252,6 +253,8 @@ class BudgetPane(Pane):
             self._row("conversation", view.conversation, Content.styled(f"{view.messages} messages", "dim"))
         )
         lines.append(self._row("tool schemas", view.tools, cached))
+        if view.terminal:
+            lines.append(Content.assemble(("  terminal on ", "dim"), view.terminal))
         lines.append(Content.styled("─" * 40, "dim"))
         used = view.used
         fraction = self._fraction(used)
