@@ -253,8 +253,6 @@ class BudgetPane(Pane):
             self._row("conversation", view.conversation, Content.styled(f"{view.messages} messages", "dim"))
         )
         lines.append(self._row("tool schemas", view.tools, cached))
-        if view.terminal:
-            lines.append(Content.assemble(("  terminal on ", "dim"), view.terminal))
         lines.append(Content.styled("─" * 40, "dim"))
         used = view.used
         fraction = self._fraction(used)
@@ -298,7 +296,9 @@ class BudgetPane(Pane):
             )
         else:
             lines.append(Content.styled("compression is off (compression.enabled)", "dim"))
-        lines.append(Content(""))
+        # Where terminal commands run takes the spacer's row, so the table is no taller for it.
+        where = Content.assemble(("terminal on ", "dim"), view.terminal) if view.terminal else Content("")
+        lines.append(where)
         lines.append(self._usage_line())
         lines.append(self._totals_line())
         return Content("\n").join(lines)
