@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.agent_session import AgentBusy, open_session, open_store
-from engine.events import Event, SessionChanged, Status
+from engine.events import Event, SessionChanged, SessionResumed, Status
 from engine.guarded_settings import GuardedWatch
 from engine.prompt.build import tool_schema_tokens
 from engine.prompt.nudges import NudgeTracker
+from engine.text.sentences import sentence
 from engine.tools.context import ToolContext
 from engine.tools.terminal_session import close_terminal, kill_background
 
@@ -178,6 +179,8 @@ class LifecycleMixin:
         )
         self._use_session(opened.session_id, opened.prompt)
         self.compressor = self._make_compressor()
+        if opened.resumed:
+            self._emit_background(SessionResumed(self.session_id, opened.title, len(opened.history)))
         if str(self.config.memory.provider or "").strip():  # the host module is not worth importing otherwise
             from engine.providers.host import ProviderHost
 
@@ -265,7 +268,7 @@ class LifecycleMixin:
             return
         saved = "; ".join(result.writes) if result.writes else "nothing new to save"
         plural = "s" if turns != 1 else ""
-        said = f"Memory flush after {turns} turn{plural}, before the session ended: {saved}."
+        said = sentence(f"Memory flush after {turns} turn{plural}, before the session ended: {saved}")
         self._emit_background(Status(self.session_id, "info", said))
 
     async def kill_process(self, process_id: str) -> str:

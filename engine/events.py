@@ -232,6 +232,20 @@ class ConversationTooLarge(Event):
 
 
 @dataclass(frozen=True)
+class SessionResumed(Event):
+    """A past session was opened to go on with: its title ("" when it has none) and its stored messages."""
+
+    title: str
+    messages: int
+
+    @property
+    def sentence(self) -> str:
+        """What a person reads once the session is open again: `Resumed “Deploy” (…): 12 messages.`"""
+        name = f"“{self.title}” ({self.session_id})" if self.title else f"session {self.session_id}"
+        return f"Resumed {name}: {self.messages:,} message{'' if self.messages == 1 else 's'}."
+
+
+@dataclass(frozen=True)
 class SessionChanged(Event):
     """The conversation moved to another session (new, resumed, or split by compression)."""
 

@@ -23,6 +23,7 @@ from textual.screen import Screen
 
 from engine.config import Config
 from engine.home import Home
+from engine.text.sentences import sentence as end_sentence
 from engine.text.tokens import estimate as estimate_tokens
 from engine.threats.redact import Redactor
 from engine.tools.sandbox import sandbox_status
@@ -423,7 +424,7 @@ class HwsApp(
     def _agent_unavailable(self, message: messages.AgentUnavailable) -> None:
         self.agent_unavailable(message.reason)
         self.main_screen.post_message(
-            messages.Notice(f"The agent cannot run: {message.reason}.", "warning", "!")
+            messages.Notice(end_sentence(f"The agent cannot run: {message.reason}"), "warning", "!")
         )
 
     @work(thread=True, group="catalogs", exit_on_error=False, description="load skill and session catalogs")
@@ -530,7 +531,7 @@ class HwsApp(
                     f"Not sent: no model is configured. Add one to {self.config_path_label} and restart."
                 )
             else:
-                sentence = f"Not sent: {reason}."
+                sentence = end_sentence(f"Not sent: {reason}")
             main.post_message(messages.Notice(sentence, "warning", "!"))
             main.post_message(messages.TurnAborted("no agent"))
             return

@@ -341,6 +341,8 @@ class TextPrinter:
             self.note(f"{'note' if data['fits'] else 'warning'}: {data['message']}")
         elif kind == "session_titled":
             self.note(f"┊ title     “{data['title']}” (by {data['by']})")
+        elif kind == "session_resumed":
+            self.note(f"┊ session   {event.sentence}")  # type: ignore[attr-defined]
         elif kind == "session_changed":
             self.note(f"┊ session   now {event.session_id} ({data['reason']})")
         elif kind == "turn_finished":

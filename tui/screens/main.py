@@ -483,9 +483,6 @@ class MainScreen(Screen[None]):
         self._use_session(message.session_id)
         if message.resumed:
             self.transcript.open_history(message.session_id)
-            self.transcript.post_message(
-                messages.Notice(f"resumed session {message.session_id}", "info", "↪")
-            )
 
     @on(messages.ConversationReset)
     async def _conversation_reset(self, message: messages.ConversationReset) -> None:
@@ -735,6 +732,10 @@ class MainScreen(Screen[None]):
             await self.transcript.add_notice(event.message, "info", "✓")
         else:
             await self.transcript.add_notice(event.message, "warning", "⚠")
+
+    @on(messages.SessionResumed)
+    async def _session_resumed(self, message: messages.SessionResumed) -> None:
+        await self.transcript.add_notice(message.event.sentence, icon="↪")
 
     @on(messages.SessionChanged)
     async def _session_changed(self, message: messages.SessionChanged) -> None:
