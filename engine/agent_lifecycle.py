@@ -22,6 +22,7 @@ from engine.prompt.build import tool_schema_tokens
 from engine.prompt.nudges import NudgeTracker
 from engine.text.sentences import sentence
 from engine.tools.context import ToolContext
+from engine.tools.terminal_session import close_terminal, kill_background
 
 log = logging.getLogger("engine.agent")
 
@@ -199,6 +200,7 @@ class LifecycleMixin:
         old = self.session_id
         await self._flush_before_end()
         await self._finish_background()
+        await close_terminal(self.ctx)  # its shell and background processes end with the session
         await self.store.end_session(old, "new_session")
         self.totals = SessionTotals()
         await self._open_session(None)
@@ -269,6 +271,10 @@ class LifecycleMixin:
         said = sentence(f"Memory flush after {turns} turn{plural}, before the session ended: {saved}")
         self._emit_background(Status(self.session_id, "info", said))
 
+    async def kill_process(self, process_id: str) -> str:
+        """Kill one of the session's background processes (the workstation's palette asks); a sentence."""
+        return await kill_background(self.ctx, process_id)
+
     async def close(self, end_reason: str | None = "cli_close") -> None:
         """Finish background work (up to `review.wait_timeout`), end the session and release everything."""
         if self._turn_task is not None and not self._turn_task.done():
@@ -278,6 +284,7 @@ class LifecycleMixin:
         if self.store is not None:
             await self._flush_before_end()
         await self._finish_background()
+        await close_terminal(self.ctx)
         if self.store is not None:
             if self.pending is not None:
                 with contextlib.suppress(Exception):  # still locked: the journal waits for the next store

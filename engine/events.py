@@ -251,3 +251,33 @@ class SessionChanged(Event):
 
     previous_session_id: str
     reason: str
+
+
+@dataclass(frozen=True)
+class ProcessStarted(Event):
+    """A background process started (`terminal` with `background: true`)."""
+
+    process_id: str
+    command: str
+    where: str  # `local`, `ssh dev@box`, `docker python:3.12`
+    log: str  # its log file under the session's folder
+
+
+@dataclass(frozen=True)
+class ProcessOutput(Event):
+    """A background process printed more (sent at most about once a second per process)."""
+
+    process_id: str
+    last_line: str
+    total_bytes: int
+
+
+@dataclass(frozen=True)
+class ProcessEnded(Event):
+    """A background process ended: by itself, killed by the model or the person, or with the session."""
+
+    process_id: str
+    command: str
+    exit_code: int | None
+    reason: str  # exited | killed | session_end | lost
+    message: str  # one sentence

@@ -47,6 +47,7 @@ def run_checks(home: Home, *, endpoint: bool = True) -> list[Finding]:
     findings += check_database(home, effective)
     findings += config_findings
     findings += check_sandbox(effective)
+    findings += check_terminal_backend(home, effective)
     findings += check_guarded(home, config)
     if endpoint and config is not None and bool(config.doctor.check_endpoint):
         findings += check_model_endpoint(config)
@@ -402,6 +403,16 @@ def check_sandbox(config: Config) -> list[Finding]:
 
     ok, message, fix = doctor_line(sandbox_status(config))
     return [Finding("sandbox", OK if ok else WARNING, message, fix)]
+
+
+def check_terminal_backend(home: Home, config: Config) -> list[Finding]:
+    """Where terminal commands run: an ssh host reached and a shell started, a docker image present."""
+    from pathlib import Path
+
+    from engine.tools.backends.check import doctor_line as backend_line
+
+    ok, message, fix = backend_line(home, config, Path.cwd())
+    return [Finding("terminal", OK if ok else WARNING, message, fix)]
 
 
 # ── the config and the model ─────────────────────────────────────────────────────────────────────

@@ -319,6 +319,10 @@ class TextPrinter:
                 self.note("┊ state.db  the kept messages are written")
         elif kind == "approved_by_session":
             self.note(f"┊ approved  {data['command']} (this session allows {data['scope']})")
+        elif kind == "process_started":
+            self.note(f"┊ process   {data['process_id']} started ({data['where']}): {data['command']}")
+        elif kind == "process_ended":
+            self.note(f"┊ process   {data['message']}")
         elif kind == "nudge_fired":
             self.note(f"┊ nudge     {data['nudge']}: {data['reason']}")
         elif kind == "status":

@@ -25,6 +25,7 @@ from textual.widgets import Input, Static, TextArea
 
 from tui import messages
 from tui.app_history import TurnTagged
+from tui.process_feed import ProcessFeed
 from widgets.budget_pane import BudgetPane, BudgetView
 from widgets.compression_pane import CompressionPane
 from widgets.gauge import GaugeLevels
@@ -157,6 +158,7 @@ class MainScreen(Screen[None]):
         self._turn_note = ""  # the status note a running turn set (a retry), cleared when it succeeds
         self._turn_failed = False
         self._layer_notes_said: set[str] = set()
+        self.process_feed = ProcessFeed(self)
         self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.fold_below_columns, "-wide")]
 
     def compose(self) -> ComposeResult:
@@ -742,3 +744,15 @@ class MainScreen(Screen[None]):
             f"session {event.previous_session_id} → {event.session_id} ({event.reason})", icon="↪"
         )
         self._use_session(event.session_id)
+
+    @on(messages.ProcessStarted)
+    async def _process_started(self, message: messages.ProcessStarted) -> None:
+        await self.process_feed.started(message.event)
+
+    @on(messages.ProcessOutput)
+    def _process_output(self, message: messages.ProcessOutput) -> None:
+        self.process_feed.output(message.event)
+
+    @on(messages.ProcessEnded)
+    def _process_ended(self, message: messages.ProcessEnded) -> None:
+        self.process_feed.ended(message.event)
