@@ -154,3 +154,40 @@ async def test_the_form_fits_an_80x24_terminal_with_its_buttons_in_view() -> Non
         await pilot.pause()
         fields = screen.query_one("#setup-fields").content_region
         assert fields.contains_region(key.region), (key.region, fields)
+
+
+async def test_enter_in_the_model_field_closes_the_screen_even_when_the_repaint_comes_late(
+    server: ScriptedModelServer,
+) -> None:
+    """Under load the screen underneath repainted only after the setup screen was removed, and the
+    setup screen's last "fit the fields" ran on a screen without widgets: NoMatches '#setup-frame',
+    hws exited 1 in a new user's first minute. The late repaint is made certain here."""
+    _built, factory = built_agents()
+    app = make_app(USER_CONFIG, agent_factory=factory, offer_setup=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await pause_until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        screen = app.screen
+        assert isinstance(screen, SetupScreen)
+        await fill(pilot, screen, "vllm", server.base_url, "tiny", "none")
+        main = app.main_screen
+        held: list[Any] = []
+        paint_soon = main._invoke_later
+
+        def paint_late(callback: Any, sender: Any) -> None:
+            method = getattr(callback, "func", callback)
+            if getattr(method, "__self__", None) is screen:  # the setup screen's own after-refresh work
+                held.append(callback)
+            else:
+                paint_soon(callback, sender)
+
+        main._invoke_later = paint_late
+        screen.query_one("#setup-model", Input).focus()
+        await pilot.press("enter")
+        assert await pause_until(pilot, lambda: not screen.is_attached, rounds=600)
+        assert held, "the setup screen left work for after the next repaint"
+        for callback in held:
+            app.call_later(callback)
+        for _ in range(5):
+            await pilot.pause()
+        assert app.config.model_name == "tiny"
+    assert app.return_code in (None, 0), app.return_code

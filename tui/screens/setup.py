@@ -16,6 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
@@ -115,9 +116,15 @@ class SetupScreen(ModalScreen["Config | None"]):
 
     def _fit_fields(self) -> None:
         """The fields scroll inside what the frame has left after its title, result and buttons: on a
-        short terminal (80x24) the frame cut off the key field and the buttons instead."""
-        frame = self.query_one("#setup-frame")
-        fields = self.query_one("#setup-fields", VerticalScroll)
+        short terminal (80x24) the frame cut off the key field and the buttons instead.
+
+        It runs after a repaint, and a passed check closes the screen at once: by then (on a busy
+        machine) its widgets may be gone, and there is nothing left to fit."""
+        try:
+            frame = self.query_one("#setup-frame")
+            fields = self.query_one("#setup-fields", VerticalScroll)
+        except NoMatches:
+            return
         rest = sum(
             child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
             for child in frame.children
