@@ -64,7 +64,8 @@ def display_path(path: Path) -> str:
 def no_model_text(config_path: str) -> str:
     return (
         "No model is configured, so the agent cannot answer yet; every pane still works.\n"
-        f"Add a model to {config_path}, for example:\n"
+        "Choose one with ctrl+p → Choose the model: it writes config.yaml and starts the agent at once.\n"
+        f"Or add a model to {config_path} by hand, for example:\n"
         "    model:\n"
         "      default: anthropic/claude-sonnet-4\n"
         "      base_url: https://openrouter.ai/api/v1\n"
@@ -430,7 +431,8 @@ class HwsApp(
             reason = self.agent_problem or "the agent is still starting"
             if reason == "no model is configured":
                 sentence = (
-                    f"Not sent: no model is configured. Add one to {self.config_path_label} and restart."
+                    "Not sent: no model is configured. Choose one with ctrl+p → Choose the model, or add "
+                    f"one to {self.config_path_label} and restart."
                 )
             else:
                 sentence = f"Not sent: {reason}."
@@ -518,25 +520,46 @@ class HwsApp(
     # Screens (imported on first use).
 
     def open_setup(self) -> None:
-        """The setup screen: choose the model, write config.yaml, check the endpoint."""
+        """The setup screen: choose the model, write config.yaml, check the endpoint. It opens on the
+        settings in use, so saving it unchanged keeps a working setup."""
+        from engine.model_setup import current_choice
         from tui.screens.setup import SetupScreen
 
-        self.push_screen(SetupScreen(self.home, float(self.config.setup.check_timeout)), self._setup_done)
+        screen = SetupScreen(self.home, float(self.config.setup.check_timeout), current_choice(self.config))
+        self.push_screen(screen, self._setup_done)
 
     def _setup_done(self, config: Config | None) -> None:
         """The model was written: use it now (the agent is built again) instead of after a restart."""
         if config is None or not config.model_name:
             return
+        from tui.agent_port import AgentBuilder
+
         self.config = config
         self.agent_problem = ""
         main = self.main_screen
         main.prompt.set_placeholder(PROMPT_PLACEHOLDER)
         main.status.update_state(model=config.model_name)
-        main.post_message(
-            messages.Notice(f"Model set: {config.model_name} at {config.model.base_url}.", "info", "✓")
-        )
+        where = f"{config.model_name} at {config.model.base_url}"
+        if isinstance(self.agent_factory, AgentBuilder):  # a /model switch of this run gives way to it
+            self.agent_factory = AgentBuilder(self.agent_factory.workdir, _without_model(self.agent_factory))
         if self.agent is None and self.agent_factory is not None:
+            main.post_message(
+                messages.Notice(
+                    f"Model set: {where}; the agent starts with it now (no restart).", "info", "✓"
+                )
+            )
             self.request_agent(None, "start")
+        elif self.agent is not None and self.agent_factory is not None and not self.turn_running:
+            main.post_message(
+                messages.Notice(f"Model set: {where}; this session goes on with it.", "info", "✓")
+            )
+            self.replace_agent("model_switch", self.session_id or None, "model")
+        else:
+            main.post_message(
+                messages.Notice(
+                    f"Model set: {where}; it answers from the next session (ctrl+n).", "info", "✓"
+                )
+            )
 
     def action_show_keys(self) -> None:
         from tui.screens.keys import KeysScreen
@@ -621,6 +644,13 @@ class HwsApp(
             entries.append((f"/{command.name}", command.help, _slash_runner(self, command.name)))
         for title, help_text, callback in entries:
             yield SystemCommand(title, help_text, callback)
+
+
+def _without_model(builder: Any) -> dict[str, dict[str, Any]]:
+    """A builder's overrides without the model name (config.yaml names the model now)."""
+    overrides = {name: dict(values) for name, values in (builder.overrides or {}).items()}
+    overrides.get("model", {}).pop("default", None)
+    return overrides
 
 
 def _slash_runner(app: HwsApp, name: str) -> Callable[[], Any]:
