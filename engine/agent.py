@@ -27,6 +27,7 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -83,6 +84,7 @@ class _TurnState:
     call: StreamCall | None = None  # the model call in flight, until its reply is recorded
     pending_calls: tuple[ToolCall, ...] = ()  # calls of the recorded reply still without a result
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tools_started: float = 0.0  # monotonic time the pending calls began
     hit_limit: bool = False
 
 
@@ -507,6 +509,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                 arguments = {}
             detail = self.registry.call_detail(call.name, call.arguments, width)
             self._put(ToolCalled(self.session_id, call.id, call.name, arguments, detail))
+        state.tools_started = time.monotonic()
 
         async def run_one(call: ToolCall) -> None:
             assert self.ctx is not None
@@ -554,6 +557,18 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                     if result is None:
                         content = INTERRUPTED_RESULT if note else MISSING_RESULT
                         result = tool_entry(tool_call.id, content)
+                        self._put(  # the call's end, said by the engine: no UI guesses at "running…"
+                            ToolFinished(
+                                self.session_id,
+                                tool_call.id,
+                                tool_call.name,
+                                False,
+                                "interrupted" if note else "stopped: the turn failed",
+                                time.monotonic() - state.tools_started if state.tools_started else 0.0,
+                                content,
+                                interrupted=True,
+                            )
+                        )
                         await self._append(
                             "tool", content, tool_call_id=tool_call.id, tool_name=tool_call.name
                         )

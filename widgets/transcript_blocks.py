@@ -255,11 +255,17 @@ class ToolBlock(Block):
         super().__init__("")
         self.called = event
         self.finished: events.ToolFinished | None = None
+        self.ended_unfinished = False  # its turn ended and no result ever came
         self.preview_chars = preview_chars
 
     def finish(self, event: events.ToolFinished) -> None:
         self.finished = event
-        self.set_class(not event.ok, "-failed")
+        self.set_class(not event.ok and not event.interrupted, "-failed")
+        self.refresh(layout=True)
+
+    def end_unfinished(self) -> None:
+        """The turn ended without this call's result (its worker was stopped): never `running…` after."""
+        self.ended_unfinished = True
         self.refresh(layout=True)
 
     def toggle(self) -> None:
@@ -267,7 +273,7 @@ class ToolBlock(Block):
 
     def render(self) -> Content:
         call, done = self.called, self.finished
-        head = tool_line(call, done, self.preview_chars, self.expanded)
+        head = tool_line(call, done, self.preview_chars, self.expanded, self.ended_unfinished)
         if not self.expanded:
             return head
         body = ["", "arguments:", _pretty(call.arguments)]
@@ -284,15 +290,26 @@ class ToolBlock(Block):
 
 
 def tool_line(
-    call: events.ToolCalled, done: events.ToolFinished | None, limit: int, expanded: bool = False
+    call: events.ToolCalled,
+    done: events.ToolFinished | None,
+    limit: int,
+    expanded: bool = False,
+    ended: bool = False,
 ) -> Content:
-    """A tool call's one line: name, argument preview, then its mark, duration and result preview."""
+    """A tool call's one line: name, argument preview, then its mark, duration and result preview.
+
+    `ended`: the turn is over and no result came, so the call is not running any more."""
     argument = one_line(call.preview or _arguments_line(call.arguments), limit)
     parts: list[Any] = [("▾ " if expanded else "▸ ", "dim"), (call.name, "bold $primary"), "  ", argument]
     if done is None:
-        parts.append(("  running…", "dim italic"))
+        parts.append(
+            ("  ■ no result: the turn ended first", "$warning") if ended else ("  running…", "dim italic")
+        )
     else:
-        mark = ("  ✓", "$success") if done.ok else ("  ✗", "$error")
+        if done.interrupted:
+            mark = ("  ■", "$warning")
+        else:
+            mark = ("  ✓", "$success") if done.ok else ("  ✗", "$error")
         parts.append(mark)
         if done.duration_s > 0:  # a call read back from state.db has no duration: no made-up "0ms"
             parts.append((f" {format_duration(done.duration_s)}", "dim"))
