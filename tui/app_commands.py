@@ -75,10 +75,11 @@ class SlashCommands:
         elif name == "compress":
             self.compress_command(argument)
 
-    def _agent_command(self, name: str, argument: str) -> None:
-        """The agent-side commands by name (ctrl+n, the next-session bar, call "new")."""
+    def _agent_command(self, name: str, argument: str, key: str = "") -> None:
+        """The agent-side commands by name (ctrl+n, the next-session bar, call "new"); `key` is the
+        key that asked, named when the command must wait."""
         if name == "new":
-            self.new_conversation()
+            self.new_conversation(key)
         elif name == "compress":
             self.compress_command(argument)
         elif name == "undo" and not self._waits_for_turn(name):
@@ -87,11 +88,16 @@ class SlashCommands:
     def _say(self, text: str, level: str = "info", icon: str = "·") -> None:
         self.main_screen.post_message(messages.Notice(text, level, icon))
 
-    def _waits_for_turn(self, name: str) -> bool:
-        if self.turn_running:
-            self.notify(f"/{name} waits for the running turn: ctrl+c interrupts it.", severity="warning")
-            return True
-        return False
+    def _waits_for_turn(self, name: str, key: str = "") -> bool:
+        """True (and said in the transcript, where the person looks) when a turn is running: commands
+        that change the conversation never cut into a turn; ctrl+c is the one key that does."""
+        if not self.turn_running:
+            return False
+        asked = key or f"/{name}"
+        sentence = f"{asked}: not now, the agent is still working; ctrl+c interrupts it, then {asked} again."
+        self.notify(sentence, severity="warning")
+        self._say(sentence, "warning", "!")
+        return True
 
     def _can_replace_agent(self, name: str) -> bool:
         if self.agent_factory is None:
@@ -102,9 +108,9 @@ class SlashCommands:
 
     # /new
 
-    def new_conversation(self) -> None:
+    def new_conversation(self, key: str = "") -> None:
         """End this session and start a fresh one (the transcript and the timeline start over)."""
-        if self._waits_for_turn("new"):
+        if self._waits_for_turn("new", key):
             return
         own = getattr(self.agent, "new_session", None) if self.agent is not None else None
         if self.agent_factory is None and own is not None:  # a given agent that starts sessions itself
