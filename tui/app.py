@@ -199,6 +199,9 @@ class HwsApp(
         self.last_sent = ""
         self.last_copy: CopyResult | None = None
         self.startup_warnings: list[str] = list(config.warnings)
+        read_only = home.write_problem()  # said at start, not at the first message that fails
+        if read_only:
+            self.startup_warnings.append(read_only)
         self._last_interrupt = -1e9
         self._main: Any = None
         self._setup_themes()
