@@ -38,6 +38,7 @@ from engine.agent_compression import CompressionMixin
 from engine.agent_lifecycle import LifecycleMixin, SessionTotals
 from engine.agent_review import ReviewMixin
 from engine.agent_session import AgentBusy, AgentError
+from engine.event_log import log_event
 from engine.events import (
     ErrorEvent,
     Event,
@@ -188,6 +189,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
 
     def _deliver(self, event: Event, into_turn: bool) -> None:
         event = redact_event(event, self.redactor)
+        log_event(event)  # logs/agent.log: what a person greps for later
         if into_turn and self._turn_queue is not None:
             self._turn_queue.put_nowait(event)
             return

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
 RetryCallback = Callable[[RetryChunk], None]
 MODELS_TIMEOUT = 30.0  # seconds for a /models listing; it is small and optional
 APP_HEADERS = {"HTTP-Referer": "https://github.com/hermes-workstation", "X-Title": "Hermes Workstation"}
+
+log = logging.getLogger(__name__)
 
 
 class LLMClient:
@@ -359,11 +362,16 @@ class StreamCall:
             raise ContextLengthError(
                 message, limit=limit, previous=previous, parsed=parsed, status=failure.status
             ) from exc
+        said = f": {failure.detail}" if failure.detail and failure.detail != failure.reason else ""
+        where = f"{self.model} at {s.base_url}, attempt {self.attempts} of {s.max_retries + 1}"
         if not failure.retryable or self.attempts > s.max_retries:
             message = final_message(failure, s.base_url, self.model, self.attempts, s.max_retries)
+            log.warning("model call failed for good (%s): %s%s", where, failure.reason, said)
             raise LLMError(message, kind=failure.kind, status=failure.status, attempts=self.attempts) from exc
         backoff = s.retry_base_delay * 2 ** (self.attempts - 1)
         delay = failure.retry_after if failure.retry_after is not None else backoff
+        wait = min(delay, s.retry_max_delay)
+        log.warning("model call failed (%s): %s%s; retrying in %.1f s", where, failure.reason, said, wait)
         notice = RetryChunk(
             attempt=self.attempts,
             max_retries=s.max_retries,
