@@ -141,6 +141,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         self.prompt: SystemPrompt | None = None
         self.history: list[dict[str, Any]] = []
         self.turns = 0
+        self._flushed_at_turn = 0  # `turns` when memories were last flushed (session start, compression)
         self._approve = approve
         self._resume = resume
         self._started = False
@@ -452,7 +453,9 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                 compressed_for_overflow = True
                 self._window = exc.limit
                 self._put(Status(self.session_id, "warning", str(exc)))
-                await self.compress_now("overflow")
+                outcome = await self.compress_now("overflow")
+                if not outcome.compressed:
+                    raise  # nothing shorter to send: the same request would be refused again
                 continue
             assert reply is not None
             return reply

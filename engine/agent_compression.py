@@ -15,6 +15,7 @@ from engine.history import estimate_tokens
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
+    from engine.oversized import FittedMessage, OversizedMessage
     from engine.prompt import SystemPrompt
     from engine.tools import ToolContext, ToolRegistry
 
@@ -86,11 +87,47 @@ class CompressionMixin:
                 return int(self.client.settings.fallback_context_length)
         return self._window
 
+    async def oversized(self, text: str) -> OversizedMessage | None:
+        """Before sending: the verdict on a message too large for the room the window leaves it, else None.
+
+        Once the session is open the system prompt and tool schemas count too; before, the message alone.
+        """
+        from engine.oversized import oversized_message
+
+        fixed = self.prompt.tokens + self._schema_tokens if self.prompt is not None else 0
+        return oversized_message(text, window=await self.context_window(), fixed_tokens=fixed)
+
+    def fit_message(self, text: str, found: OversizedMessage, choice: str) -> FittedMessage:
+        """The message to send for the person's choice: `file` (saved in the project; raises WriteError
+        with a sentence), `cut` or `send`."""
+        from engine.oversized import fitted_message
+
+        section = self.config.agent
+        return fitted_message(
+            text,
+            found,
+            choice,
+            cwd=self.cwd,
+            folder=str(section.oversized_folder),
+            cut_share=float(section.oversized_cut_share),
+        )
+
     async def _compress_if_due(self) -> None:
-        if self.compressor is None:
+        """Before a model call: compress at the threshold; while the conversation is known not to fit,
+        try again (without a model call unless something changed) and refuse to send what cannot fit."""
+        compressor = self.compressor
+        if compressor is None:
             return
-        if self.compressor.should_compress(self.estimated_tokens(), await self.context_window()):
+        window = await self.context_window()
+        if compressor.should_compress(self.estimated_tokens(), window):
             await self.compress_now("threshold")
+        elif compressor.overfull:
+            await self.compress_now("overflow")
+        if compressor.overfull:
+            raise AgentError(
+                f"Not sent: the conversation no longer fits the model's context window (about "
+                f"{self.estimated_tokens():,} tokens; the window is {window:,}); /new starts a fresh session."
+            )
 
     async def compress(self, focus: str | None = None) -> Any:
         """`/compress [focus]`: compress now, between turns; its events go to `on_background`."""
@@ -113,6 +150,8 @@ class CompressionMixin:
             focus=focus,
             ctx=self.ctx,
         )
+        if outcome.compressed:  # its first phase was the memory flush
+            self._flushed_at_turn = self.turns
         if outcome.new_session_id and outcome.new_session_id != self.session_id:
             await self._switch_session(outcome.new_session_id, list(outcome.messages))
         elif outcome.compressed:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -15,11 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.agent_session import AgentBusy, open_session, open_store
-from engine.events import Event, SessionChanged
+from engine.events import Event, SessionChanged, Status
 from engine.guarded_settings import GuardedWatch
 from engine.nudges import NudgeTracker
 from engine.prompt_build import tool_schema_tokens
 from engine.tools import ToolContext
+
+log = logging.getLogger("engine.agent")
 
 if TYPE_CHECKING:
     from engine.config import Config
@@ -56,6 +59,7 @@ class LifecycleMixin:
     prompt: SystemPrompt | None
     history: list[dict[str, Any]]
     turns: int
+    _flushed_at_turn: int
     nudges: NudgeTracker
     store: Any
     pending: Any
@@ -81,6 +85,7 @@ class LifecycleMixin:
     _summarize: Any
     _second_opinion: Any
     _make_compressor: Callable[[], Any]
+    context_window: Callable[[], Any]
     busy: bool
 
     async def start(self) -> str:
@@ -105,6 +110,23 @@ class LifecycleMixin:
         self.store = await open_store(self.home, self.config)
         self._schema_tokens = tool_schema_tokens(self.registry.schemas(), self.exact_tokens)
         await self._open_session(self._resume)
+        await self._auto_prune()
+
+    async def _auto_prune(self) -> None:
+        """`sessions.auto_prune`: archive, then delete, old ended sessions (never this one), and say so."""
+        if not bool(self.config.sessions.auto_prune):
+            return
+        from engine.sessions.prune import auto_prune
+
+        try:
+            result = await auto_prune(self.store, self.home, self.config, keep=(self.session_id,))
+        except Exception as exc:  # pruning never stops a session from starting
+            log.exception("pruning old sessions failed")
+            self._emit_background(Status(self.session_id, "warning", f"Old sessions were not pruned: {exc}"))
+            return
+        if result is not None and result.pruned:
+            days = float(self.config.sessions.retention_days)
+            self._emit_background(Status(self.session_id, "info", result.sentence(days)))
 
     async def _open_session(self, resume: str | None) -> None:
         """Load memory and skills as the home holds them now and open (or resume) a session on them."""
@@ -132,6 +154,7 @@ class LifecycleMixin:
         )
         self.history = opened.history
         self.turns = sum(1 for m in opened.history if m.get("role") == "user")
+        self._flushed_at_turn = self.turns
         self.nudges = NudgeTracker(
             int(self.config.memory.nudge_interval), int(self.config.skills.creation_nudge_tool_calls)
         )
@@ -171,6 +194,7 @@ class LifecycleMixin:
             raise AgentBusy("A turn is running: interrupt it (ctrl+c) before starting a new session.")
         await self.start()
         old = self.session_id
+        await self._flush_before_end()
         await self._finish_background()
         await self.store.end_session(old, "new_session")
         self.totals = SessionTotals()
@@ -183,6 +207,7 @@ class LifecycleMixin:
         self._system_message = {"role": "system", "content": prompt.text}
         self._usage_mark = None
         self.skills.session_id = session_id
+        self.memory.session_id = session_id
         self.skills.tiers.session_id = session_id
         assert self.ctx is not None
         self.ctx.session_id = session_id
@@ -205,12 +230,50 @@ class LifecycleMixin:
             await asyncio.to_thread(self.host.close)
             self.host = None
 
+    async def _flush_before_end(self) -> None:
+        """`memory.flush_min_turns`: after that many user turns since the last flush, the model may save
+        memories before the session ends (the flush compression makes, with the memory tool only)."""
+        needed = int(self.config.memory.flush_min_turns)
+        turns = self.turns - self._flushed_at_turn
+        if needed <= 0 or turns < needed or self.ctx is None or "memory" not in self.registry:
+            return
+        self._flushed_at_turn = self.turns
+        from engine.compression.flush import END_SENTINEL, END_SYSTEM, run_flush
+
+        try:
+            result = await run_flush(
+                client=self.aux_client,
+                registry=self.registry,
+                ctx=self.ctx,
+                conversation=list(self.history),
+                window=await self.context_window(),
+                keep_first=min(int(self.config.compression.protect_first_n), len(self.history)),
+                offer_skills=False,
+                section=self.config.compression,
+                system_text=END_SYSTEM,
+                sentinel_text=END_SENTINEL,
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the session ends all the same
+            log.warning("memory flush at the end of the session failed: %s", exc)
+            self._emit_background(
+                Status(self.session_id, "warning", f"Memory flush before the session ended failed: {exc}")
+            )
+            return
+        saved = "; ".join(result.writes) if result.writes else "nothing new to save"
+        plural = "s" if turns != 1 else ""
+        said = f"Memory flush after {turns} turn{plural}, before the session ended: {saved}."
+        self._emit_background(Status(self.session_id, "info", said))
+
     async def close(self, end_reason: str | None = "cli_close") -> None:
         """Finish background work (up to `review.wait_timeout`), end the session and release everything."""
         if self._turn_task is not None and not self._turn_task.done():
             self._turn_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._turn_task
+        if self.store is not None:
+            await self._flush_before_end()
         await self._finish_background()
         if self.store is not None:
             if self.pending is not None:

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from engine.config_schema import FOREIGN_SECTIONS, OPEN_SECTIONS, ROOT, SCHEMA, SHARED_SECTIONS, Setting
+from engine.hermes_settings import is_hermes_setting
 
 MAX_CONFIG_BYTES = 1_000_000
 MAX_ALIASES = 200
@@ -55,6 +56,7 @@ class Config:
     env: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     path: Path | None = None
+    hermes_only: list[str] = field(default_factory=list)  # Hermes' settings found, which hws does not use
 
     def __getattr__(self, name: str) -> Section:
         sections = self.__dict__.get("sections", {})
@@ -115,12 +117,13 @@ def load_config(home_root: Path) -> Config:
     path = home_root / "config.yaml"
     env = parse_env_file(home_root / ".env")
     warnings: list[str] = []
+    hermes_only: list[str] = []
     raw: dict[str, Any] = {}
     lines: dict[tuple[str, ...], int] = {}
     if path.exists():
         raw, lines = _read_yaml(path)
-    sections = _build_sections(raw, lines, path, warnings, env)
-    return Config(sections=sections, raw=raw, env=env, warnings=warnings, path=path)
+    sections = _build_sections(raw, lines, path, warnings, env, hermes_only)
+    return Config(sections=sections, raw=raw, env=env, warnings=warnings, path=path, hermes_only=hermes_only)
 
 
 def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
@@ -227,8 +230,12 @@ def _build_sections(
     path: Path | None,
     warnings: list[str],
     env: Mapping[str, str] | None = None,
+    hermes_only: list[str] | None = None,
 ) -> dict[str, Section]:
+    """The sections with defaults filled in; unknown names warn, unless they are Hermes Agent's own
+    settings, which are read past in silence and named in `hermes_only` (for `hws doctor`)."""
     env = env or {}
+    hermes_only = hermes_only if hermes_only is not None else []
     where = str(path) if path else "config.yaml"
     raw = dict(raw)
     if isinstance(raw.get("model"), str):  # Hermes allows `model: name`
@@ -251,8 +258,10 @@ def _build_sections(
                     f"(e.g. `{key}:` followed by indented `name: value` lines)."
                 )
             value = _substitute(value, env, missing_vars)
-            _fill_section(key, value, values[key], lines, where, warnings)
-        elif key not in FOREIGN_SECTIONS:
+            _fill_section(key, value, values[key], lines, where, warnings, hermes_only)
+        elif key in FOREIGN_SECTIONS or is_hermes_setting(key):
+            hermes_only.append(key)
+        else:
             known = [*SCHEMA[ROOT], *(name for name in SCHEMA if name != ROOT)]
             hint = _did_you_mean(key, known)
             warnings.append(f"{where} line {line}: unknown setting `{key}` is ignored{hint}")
@@ -268,6 +277,7 @@ def _fill_section(
     lines: dict[tuple[str, ...], int],
     where: str,
     warnings: list[str],
+    hermes_only: list[str],
 ) -> None:
     schema = SCHEMA[section]
     for key, value in given.items():
@@ -277,6 +287,8 @@ def _fill_section(
             target[key] = value
         elif key in schema:
             target[key] = _validated(section, key, value, schema[key], where, line)
+        elif is_hermes_setting(section, key):
+            hermes_only.append(f"{section}.{key}")
         elif section not in SHARED_SECTIONS:
             hint = _did_you_mean(key, schema, f"{section}.")
             warnings.append(f"{where} line {line}: unknown setting `{section}.{key}` is ignored{hint}")

@@ -68,6 +68,18 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "system_prompt": S("", "Extra system text added at call time, outside the cached prefix."),
         "reasoning_effort": S("", "Reasoning effort passed to models that take one."),
         "yolo": S(False, "Run destructive terminal commands without asking."),
+        "oversized_cut_share": S(
+            0.5,
+            "A message too large for the context window, cut to fit, keeps this share of the window "
+            "(its start and end).",
+            0.05,
+            0.95,
+        ),
+        "oversized_folder": S(
+            ".hws/pastes",
+            "Folder of the project where a message too large for the context window is saved, so that "
+            "its path is sent instead.",
+        ),
     },
     "review": {
         "enabled": S(True, "Run the background review when a nudge is due (memory, skill save, skill fix)."),
@@ -79,11 +91,20 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     "memory": {
         "memory_enabled": S(True, "Keep MEMORY.md (environment notes) in the system prompt."),
         "user_profile_enabled": S(True, "Keep USER.md (the user profile) in the system prompt."),
-        "write_approval": S(False, "Ask before the agent writes memory."),
+        "write_approval": S(
+            False,
+            "Stage the agent's memory writes until you approve them "
+            "(memory pane, /memory, `hws memory pending`).",
+        ),
         "memory_char_limit": S(2200, "Size limit of MEMORY.md in characters, delimiters included.", 1),
         "user_char_limit": S(1375, "Size limit of USER.md in characters, delimiters included.", 1),
         "nudge_interval": S(10, "User turns between reminders to save memories; 0 turns it off.", 0),
-        "flush_min_turns": S(6, "User turns before ending a session triggers a memory flush.", 0),
+        "flush_min_turns": S(
+            6,
+            "User turns since the last memory flush after which ending the session (/new, quitting) first "
+            "lets the model save memories; 0 turns it off.",
+            0,
+        ),
         "provider": S("", "External memory provider (`honcho`), on top of the built-in files."),
         "journal_max_entries": S(2000, "Write-journal entries kept before the oldest are pruned.", 10),
         "journal_fsync": S(
@@ -103,7 +124,20 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "protect_first_n": S(3, "Messages at the start never summarised.", 0),
         "protect_last_n": S(4, "Messages at the end never summarised.", 1),
         "summary_temperature": S(0.3, "Temperature of the summary call.", 0, 2),
-        "min_savings": S(0.10, "Below this saving twice in a row, automatic compression stops.", 0, 1),
+        "min_savings": S(
+            0.10,
+            "A compression saving less than this share of the context is not done (no new session, one "
+            "notice); twice in a row, automatic compression stops.",
+            0,
+            1,
+        ),
+        "oversized_message_share": S(
+            0.25,
+            "An old user message or tool result larger than this share of the context window is cut to "
+            "that size (its start and end kept, the cut noted; state.db keeps it whole).",
+            0.01,
+            1,
+        ),
         "abort_on_summary_failure": S(False, "Keep the messages and stop when no summary can be made."),
         "flush_enabled": S(True, "Let the model save memories (an auxiliary call) before turns are dropped."),
         "flush_temperature": S(0.3, "Temperature of the memory-flush call.", 0, 2),
@@ -150,13 +184,15 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             "Check each skill with the guard where it is used (Tier 1 index, skills_list, skill_view): "
             "a blocked skill is listed for the person with its reason and never shown to the model.",
         ),
-        "write_approval": S(False, "Ask before the agent writes a skill."),
+        "write_approval": S(
+            False,
+            "Stage the agent's skill writes until you approve them "
+            "(skills pane, /skills, `hws skills pending`).",
+        ),
         "creation_nudge_tool_calls": S(5, "Tool calls in one task that suggest saving a skill.", 1),
         "max_skill_chars": S(100_000, "Largest SKILL.md the agent may write, in characters.", 1),
         "max_support_file_bytes": S(1_048_576, "Largest support file the agent may write.", 1),
         "template_vars": S(True, "Expand ${HERMES_SKILL_DIR} and ${HERMES_SESSION_ID} in skills."),
-        "inline_shell": S(False, "Run !`cmd` snippets inside skills (off: shown as text)."),
-        "inline_shell_timeout": S(10, "Seconds an inline skill command may run.", 1),
         "disabled": S([], "Skill names kept out of the index and skills_list (still viewable)."),
         "index_min_description_tokens": S(
             12, "Shortest description the index shows; below this a skill is listed by name only.", 1
@@ -177,8 +213,13 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     "sessions": {
         "search_limit": S(3, "Sessions returned by session_search when the model gives no limit.", 1, 10),
         "search_window": S(5, "Messages shown on each side of a search hit.", 1, 20),
-        "auto_prune": S(False, "Delete sessions older than `retention_days`."),
-        "retention_days": S(90, "Age in days after which sessions may be pruned.", 1),
+        "auto_prune": S(
+            False,
+            "At start, archive then delete ended sessions older than `retention_days` (never one in use; "
+            "`hws sessions prune` does it by hand).",
+        ),
+        "retention_days": S(90, "Age in days after which an ended session may be pruned.", 1),
+        "min_interval_hours": S(24, "Hours between two automatic prunes (shared with Hermes Agent).", 0),
         "busy_timeout_ms": S(
             3000, "Milliseconds a write waits for another process's write before giving up.", 0
         ),
@@ -270,6 +311,15 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "show_reasoning": S(True, "Show the model's reasoning, collapsed, in the transcript."),
         "show_cost": S(True, "Show the session's cost in the status bar."),
         "bell_on_complete": S(False, "Ring the terminal bell when a turn ends."),
+        "paste_chip_lines": S(
+            200,
+            "A paste of more lines than this becomes one chip in the input (`[Pasted 23,165 lines · "
+            "2.0 MB]`) and a sent message that long shows collapsed; the full text is sent.",
+            1,
+        ),
+        "paste_chip_chars": S(
+            20_000, "A paste (or a sent message) of more characters than this is a chip too.", 100
+        ),
     },
     "tui": {
         "fold_below_columns": S(

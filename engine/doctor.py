@@ -395,6 +395,8 @@ def check_config(home: Home) -> tuple[Config | None, list[Finding]]:
     except ConfigError as exc:
         return None, [Finding("config", ERROR, str(exc), "fix the file at that line, or move it aside")]
     findings = [Finding("config", WARNING, w, "fix or delete that line") for w in config.warnings]
+    if config.hermes_only:
+        findings.append(hermes_only_finding(config.hermes_only))
     if not config.model_name:
         findings.append(
             Finding("config", WARNING, "no model is configured: the agent cannot answer", "run `hws setup`")
@@ -422,6 +424,21 @@ def check_config(home: Home) -> tuple[Config | None, list[Finding]]:
     else:
         findings.append(Finding("config", OK, f"model {settings.model} at {settings.base_url}"))
     return config, findings
+
+
+HERMES_NAMES_SHOWN = 20  # names of Hermes-only settings doctor spells out before "and N more"
+
+
+def hermes_only_finding(names: list[str]) -> Finding:
+    """One line for all of Hermes Agent's own settings in config.yaml that hws reads past."""
+    shown = ", ".join(names[:HERMES_NAMES_SHOWN])
+    more = f" and {len(names) - HERMES_NAMES_SHOWN} more" if len(names) > HERMES_NAMES_SHOWN else ""
+    count = f"{len(names)} setting{'s' if len(names) != 1 else ''}"
+    return Finding(
+        "config",
+        OK,
+        f"{count} of Hermes Agent that hws does not use, kept for Hermes: {shown}{more}",
+    )
 
 
 def check_guarded(home: Home, config: Config | None) -> list[Finding]:

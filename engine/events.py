@@ -124,6 +124,17 @@ class SkillChanged(Event):
 
 
 @dataclass(frozen=True)
+class WriteStaged(Event):
+    """A memory or skill write waits for the person's approval (`memory.write_approval`, `skills.…`)."""
+
+    subsystem: str  # memory | skills
+    pending_id: str
+    action: str
+    summary: str
+    who: str  # agent | review
+
+
+@dataclass(frozen=True)
 class SkillLoaded(Event):
     """Tier 2 (the whole SKILL.md) or Tier 3 (one support file) entered the conversation."""
 
@@ -202,6 +213,17 @@ class CompressionFinished(Event):
     flushed: tuple[str, ...] = ()
     compressed: bool = True  # False: nothing was dropped (nothing to compress, or it failed); see note
     note: str = ""
+
+
+@dataclass(frozen=True)
+class ConversationTooLarge(Event):
+    """The conversation no longer fits the context window and compression cannot shorten it enough
+    (sent once when that becomes true, and once with `fits=True` when it fits again)."""
+
+    tokens: int
+    window: int
+    message: str  # what happened and what to do, in one or two sentences
+    fits: bool = False
 
 
 @dataclass(frozen=True)

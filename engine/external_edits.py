@@ -26,10 +26,12 @@ SKILL_FILE = "SKILL.md"
 SUPPORT_DIRS = ("references", "templates", "scripts", "assets")
 MEMORY_FILES = {"MEMORY.md": "memory", "USER.md": "user"}
 SKILLS_ARCHIVE = ".archive"
+PENDING = {"memory": "pending_memory", "skills": "pending_skills"}  # pending/<subsystem>/<id>.json
 
 
 def classify(home: Home, path: Path | str) -> str | None:
-    """Which store a path under the home belongs to: `soul`, `memory`, `user`, `skill`, or None."""
+    """Which store a path under the home belongs to: `soul`, `memory`, `user`, `skill`, a staged write
+    (`pending_memory`, `pending_skills`: `*.write_approval`), or None."""
     absolute = Path(os.path.abspath(path))
     root = Path(os.path.abspath(home.root))
     try:
@@ -41,6 +43,8 @@ def classify(home: Home, path: Path | str) -> str | None:
         return "soul"
     if len(parts) == 2 and parts[0] == "memories" and parts[1] in MEMORY_FILES:
         return MEMORY_FILES[parts[1]]
+    if len(parts) == 3 and parts[0] == "pending" and parts[1] in PENDING and parts[2].endswith(".json"):
+        return PENDING[parts[1]]
     if len(parts) >= 2 and parts[0] == "skills" and parts[1] != SKILLS_ARCHIVE:
         if any(p.startswith(".") for p in parts[1:]):
             return None  # hidden files and folders (the usage counters, editor litter) are not skills

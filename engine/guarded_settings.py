@@ -56,7 +56,9 @@ GUARDED_SETTINGS: tuple[GuardedSetting, ...] = (
         "is a key or a secret, or names the variable one is read from",
     ),
     GuardedSetting(("serve",), "decides who can reach the workstation through `hws serve`"),
-    GuardedSetting(("skills.inline_shell",), "runs the commands written inside skills"),
+    GuardedSetting(
+        ("skills.inline_shell",), "makes Hermes Agent run the commands written inside skills (hws never does)"
+    ),
     GuardedSetting(("**.write_approval",), "makes the agent ask before it writes memory or skills"),
     GuardedSetting(("security",), "holds the security checks themselves"),
     GuardedSetting(("mcp_servers", "hooks"), "names commands that Hermes Agent starts from this home"),

@@ -37,6 +37,7 @@ from engine.memory_format import (
 )
 from engine.redact import home_redactor
 from engine.threats import first_threat_message
+from engine.write_approval import gate_on, stage_memory
 
 if TYPE_CHECKING:
     from engine.memory_snapshot import MemorySnapshot
@@ -205,7 +206,7 @@ class MemoryStore:
         return DiskState(raw, list(dict.fromkeys(parsed)), drift)
 
     # ── the tool's actions ───────────────────────────────────────────────────────────────────────
-    def add(self, content: str) -> dict[str, Any]:
+    def add(self, content: str, **options: Any) -> dict[str, Any]:
         """Append an entry; a duplicate is a success that adds nothing."""
         content = (content or "").strip()
         if not content:
@@ -232,9 +233,9 @@ class MemoryStore:
                 return state.raw.rstrip() + DELIMITER + content, "Entry added."
             return serialize([*state.entries, content]), "Entry added."
 
-        return self._write("add", change, summary=f"add: {content}")
+        return self._write("add", change, summary=f"add: {content}", **options)
 
-    def replace(self, old_text: str, content: str) -> dict[str, Any]:
+    def replace(self, old_text: str, content: str, **options: Any) -> dict[str, Any]:
         """Replace the one entry containing `old_text` with `content`."""
         old_text = (old_text or "").strip()
         content = (content or "").strip()
@@ -264,9 +265,11 @@ class MemoryStore:
                 )
             return serialize(list(dict.fromkeys(updated))), "Entry replaced."
 
-        return self._write("replace", change, guard_drift=True, summary=f"replace '{old_text}': {content}")
+        return self._write(
+            "replace", change, guard_drift=True, summary=f"replace '{old_text}': {content}", **options
+        )
 
-    def remove(self, old_text: str) -> dict[str, Any]:
+    def remove(self, old_text: str, **options: Any) -> dict[str, Any]:
         """Remove the one entry containing `old_text`."""
         old_text = (old_text or "").strip()
         if not old_text:
@@ -278,9 +281,9 @@ class MemoryStore:
                 return index
             return serialize(state.entries[:index] + state.entries[index + 1 :]), "Entry removed."
 
-        return self._write("remove", change, guard_drift=True, summary=f"remove '{old_text}'")
+        return self._write("remove", change, guard_drift=True, summary=f"remove '{old_text}'", **options)
 
-    def batch(self, operations: list[dict[str, Any]]) -> dict[str, Any]:
+    def batch(self, operations: list[dict[str, Any]], **options: Any) -> dict[str, Any]:
         """Apply add/replace/remove operations all or nothing; the budget counts only the final state."""
         if not operations:
             return _error("operations list is empty.")
@@ -310,16 +313,21 @@ class MemoryStore:
             return serialize(working), f"Applied {len(operations)} operation(s)."
 
         return self._write(
-            "batch", change, guard_drift=True, summary=f"batch of {len(operations)} operation(s)"
+            "batch", change, guard_drift=True, summary=f"batch of {len(operations)} operation(s)", **options
         )
 
-    def apply(self, args: dict[str, Any]) -> dict[str, Any]:
-        """The `memory` tool for this target: `{action, content?, old_text?}` or `{operations: [...]}`."""
+    def apply(self, args: dict[str, Any], **options: Any) -> dict[str, Any]:
+        """The `memory` tool for this target: `{action, content?, old_text?}` or `{operations: [...]}`.
+
+        `options` go to the write: `dry_run=True` computes the change under the lock and writes nothing
+        (the result carries `before` and `after`); `check(state, new_raw)` may refuse it (a dict) just
+        before it is written; `who` and `note` are what the journal records.
+        """
         operations = args.get("operations")
         if operations:
             if not isinstance(operations, list):
                 return _error("operations must be a list of {action, content?, old_text?} objects.")
-            return self.batch(operations)
+            return self.batch(operations, **options)
         action = args.get("action")
         content = args.get("content") or ""
         old_text = args.get("old_text") or ""
@@ -330,11 +338,11 @@ class MemoryStore:
         if action == "replace" and not content:
             return _error("content is required for 'replace' action.")
         if action == "add":
-            return self.add(content)
+            return self.add(content, **options)
         if action == "replace":
-            return self.replace(old_text, content)
+            return self.replace(old_text, content, **options)
         if action == "remove":
-            return self.remove(old_text)
+            return self.remove(old_text, **options)
         return _error(f"Unknown action '{action}'. Use: add, replace, remove")
 
     def write_all(self, text: str, expect: str | None = None, who: str | None = None) -> dict[str, Any]:
@@ -465,7 +473,13 @@ class MemoryStore:
         guard_drift: bool = False,
         who: str | None = None,
         summary: str = "",
+        *,
+        dry_run: bool = False,
+        check: Callable[[DiskState, str], dict[str, Any] | None] | None = None,
+        note: str = "",
     ) -> dict[str, Any]:
+        if note:
+            summary = f"{summary} ({note})"
         try:
             if not self._folder_ready:
                 make_private_dir(self.home.memories)
@@ -484,6 +498,15 @@ class MemoryStore:
                     new_raw, message = outcome
                     if new_raw == state.raw:
                         return self.success(message, parse_entries(new_raw))
+                    if dry_run:
+                        return {
+                            **self.success(message, parse_entries(new_raw)),
+                            "before": state.raw,
+                            "after": new_raw,
+                        }
+                    refused = check(state, new_raw) if check is not None else None
+                    if refused is not None:
+                        return refused
                     written = write_memory_file(path, new_raw, expect=state.raw)
                     if written is None:  # edited by hand meanwhile: read it again, redo the change
                         lost_race = state.raw
@@ -602,6 +625,8 @@ class Memory:
             t: MemoryStore.open(home, t, self.config, self.journal, who) for t in TARGETS if enabled[t]
         }
         self._failures = 0
+        self.session_id = ""  # the session whose tool calls this serves (named in staged writes)
+        self.write_approval = gate_on(self.config, "memory", who)  # the agent's writes wait for the person
 
     def store(self, target: str) -> MemoryStore:
         if target not in FILES:
@@ -631,6 +656,8 @@ class Memory:
         store = self.stores.get(target)
         if store is None:
             return _error("Memory is not available. It may be disabled in config or this environment.")
+        if self.write_approval:
+            return self._count_failure(stage_memory(self, store, args))
         return self._count_failure(store.apply(args))
 
     def _count_failure(self, result: dict[str, Any]) -> dict[str, Any]:

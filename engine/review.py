@@ -47,6 +47,7 @@ def review_context(
     from engine.skills.tools import SkillTools
 
     memory = Memory(home, config, who=WHO)
+    memory.session_id = session_id
     skills = SkillTools(
         home, config, tiers=SessionTiers(session_id), session_id=session_id, who=WHO, emit=emit
     )
@@ -93,14 +94,19 @@ def describe(result: ToolLoopResult, nudges: Sequence[Nudge]) -> tuple[str, str]
     if result.stopped == STOP_ERROR:
         return "warning", f"Background review ({kinds}) failed: {result.error}"
     if writes:
-        done = []
+        done: list[str] = []
+        staged: list[str] = []
         for run in writes:
             args = run.arguments
             if run.name == "memory":
-                done.append(f"{args.get('target') or 'memory'} {args.get('action') or 'batch'}")
+                what = f"{args.get('target') or 'memory'} {args.get('action') or 'batch'}"
             else:
-                done.append(f"skill {args.get('action')} {args.get('name')}")
+                what = f"skill {args.get('action')} {args.get('name')}"
+            (staged if run.outcome.summary.startswith("staged for approval") else done).append(what)
+        parts = ([f"saved: {'; '.join(done)}"] if done else []) + (
+            [f"staged for your approval: {'; '.join(staged)}"] if staged else []
+        )
         tail = " (stopped at the iteration cap)" if result.stopped == STOP_MAX_ITERATIONS else ""
-        return "info", f"Background review ({kinds}) saved: {'; '.join(done)}{tail}."
+        return "info", f"Background review ({kinds}) {'; '.join(parts)}{tail}."
     said = result.text.strip() or NOTHING_TO_SAVE
     return "info", f"Background review ({kinds}): {said[:200]}"

@@ -66,3 +66,12 @@ def pairing_problems(messages: list[dict[str, Any]]) -> list[str]:
     if open_ids:
         problems.append(f"end: calls {sorted(open_ids)} have no result")
     return problems
+
+
+def pasted_log(lines: int, tag: str = "paste") -> str:
+    """A big paste as a person makes one: a log of `lines` lines (about 88 characters each, so 23,165
+    lines are 2.0 MB, the paste that filled a 32K window 12 times over)."""
+    return "".join(
+        f"{tag} line {n:06d}: 2025-05-14 09:12:44 worker 3 finished batch 81 in 12 ms, queue depth 7\n"
+        for n in range(lines)
+    )

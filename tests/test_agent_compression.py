@@ -37,6 +37,7 @@ class ContractCompressor:
     store: Any
     threshold: int
     calls: list[dict[str, Any]] = field(default_factory=list)
+    overfull: str = ""  # the conversation does not fit and cannot be shortened (never, here)
 
     def should_compress(self, estimated_tokens: int, context_length: int) -> bool:
         return estimated_tokens >= self.threshold
@@ -182,6 +183,8 @@ async def test_without_the_compressor_installed_nothing_is_compressed(
 @dataclass
 class SplitFailsCompressor:
     """A compressor whose split failed: a shorter history under the same session id."""
+
+    overfull: str = ""
 
     def should_compress(self, estimated_tokens: int, context_length: int) -> bool:
         return False

@@ -255,11 +255,11 @@ async def test_a_file_moved_beside_the_transcript_and_back_then_edited_by_hand_r
         await pilot.press("ctrl+t")
         assert await wait_for(pilot, lambda: app.main_screen.beside is not None)
         app.main_screen.beside.area.focus()
-        await pilot.press("ctrl+t")  # back into the editor screen's left pane
+        await pilot.press("ctrl+t")  # back into the editor screen's pane it came from
         assert await wait_for(
-            pilot, lambda: app.main_screen.beside is None and app.screen.left.label == "MEMORY.md"
+            pilot, lambda: app.main_screen.beside is None and app.screen.right.label == "MEMORY.md"
         )
-        back = app.screen.left
+        back = app.screen.right
         memory.write_text("Uses pnpm", encoding="utf-8")
         assert await wait_for(pilot, lambda: back.text == "Uses pnpm")
         assert "Reloaded" in note_of(back)

@@ -194,7 +194,11 @@ def test_hws_run_on_a_full_disk_is_a_clear_error_and_the_database_survives(
     kept = stored_messages(home.state_db)
     disk.fill()
     long_question = "Why does the glaze crawl? " * 80_000  # 2 MB: more than the disk has left
-    done = hws("run", "--scenario", str(scenario), "-", home=home.root, cwd=tmp_path, stdin=long_question)
+    # Larger than the window too: sent anyway, so that it reaches the store and its full disk.
+    done = hws(
+        "run", "--scenario", str(scenario), "--oversized", "send", "-",
+        home=home.root, cwd=tmp_path, stdin=long_question,
+    )  # fmt: skip
     assert_clean_exit(done, (1, 2))
     assert "space" in done.stderr.lower() or "full" in done.stderr.lower(), done.stderr
     disk.free()

@@ -24,17 +24,17 @@ async def test_every_binding_of_the_workstation_has_an_id() -> None:
 
 
 async def test_keys_in_config_rebind_by_id() -> None:
-    config = MODEL_CONFIG + "keys:\n  focus_memory: f9\n  zoom_pane: x\n"
+    config = MODEL_CONFIG + "keys:\n  focus_memory: f8\n  zoom_pane: x\n"
     app = make_app(config)
     async with app.run_test(size=(160, 48)) as pilot:
         main = app.main_screen
         await pilot.press("f2")
         await pilot.pause()
         assert not main.memory.has_focus_within
-        await pilot.press("f9")
+        await pilot.press("f8")
         await pilot.pause()
         assert main.memory.has_focus_within
-        await pilot.press("z")
+        await pilot.press("f10")
         assert main.maximized is None
         await pilot.press("x")
         await pilot.pause()
@@ -56,14 +56,14 @@ def test_validate_keymap_accepts_lists_and_trims() -> None:
 
 
 async def test_f12_shows_the_keys_screen_with_ids_and_current_keys() -> None:
-    app = make_app(MODEL_CONFIG + "keys:\n  focus_memory: f9\n")
+    app = make_app(MODEL_CONFIG + "keys:\n  focus_memory: f8\n")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("f12")
         await pilot.pause()
         screen = app.screen
         assert type(screen).__name__ == "KeysScreen"
         rows = {row.binding_id: row for row in screen.rows}
-        assert rows["focus_memory"].keys == "f9"
+        assert rows["focus_memory"].keys == "f8"
         assert rows["send"].keys == "enter"
         assert rows["newline"].keys == "shift+enter, ctrl+j"
         assert {"quit", "interrupt", "zoom_pane", "hide_pane", "copy_block", "sessions"} <= set(rows)
@@ -72,12 +72,15 @@ async def test_f12_shows_the_keys_screen_with_ids_and_current_keys() -> None:
         assert app.screen is app.main_screen
 
 
-async def test_question_mark_in_a_pane_shows_keys_but_types_in_the_input() -> None:
+async def test_question_mark_types_in_the_input_even_from_a_pane_and_f12_shows_the_keys() -> None:
     app = make_app(MODEL_CONFIG)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("question_mark")
         assert app.main_screen.prompt.text == "?"
         await pilot.press("f2", "question_mark")
+        await pilot.pause()
+        assert app.screen is app.main_screen and app.main_screen.prompt.text == "??"
+        await pilot.press("f2", "f12")
         await pilot.pause()
         assert type(app.screen).__name__ == "KeysScreen"
 

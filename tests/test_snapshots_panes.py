@@ -178,7 +178,7 @@ async def mid_session(pilot: Any) -> None:
 def zoomed(key: str) -> Any:
     async def run_before(pilot: Any) -> None:
         await mid_session(pilot)
-        await pilot.press(key, "z")
+        await pilot.press(key, "f10")
         await pilot.app.workers.wait_for_complete()
         await freeze(pilot)
 

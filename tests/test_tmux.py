@@ -32,10 +32,11 @@ def test_hws_opens_shows_the_layout_takes_input_and_quits(tmp_path: Path) -> Non
         tmux.send_keys("Enter")
         screen = tmux.wait_for("Not sent: no model is configured")
         assert "you  hello from tmux" in screen
-        for attempt in range(3):  # F2 focuses the memory pane, z zooms it (a key sent mid-redraw may be lost)
+        # F2 focuses the memory pane, F10 zooms it (a key sent mid-redraw may be lost)
+        for attempt in range(3):
             tmux.send_keys("F2")
             time.sleep(0.3)
-            tmux.send_keys("z")
+            tmux.send_keys("F10")
             try:
                 screen = tmux.wait_until_gone("F3 Budget", timeout=4)
                 break
@@ -43,7 +44,7 @@ def test_hws_opens_shows_the_layout_takes_input_and_quits(tmp_path: Path) -> Non
                 if attempt == 2:
                     raise
         assert "F2 Memory" in screen
-        tmux.send_keys("z")
+        tmux.send_keys("F10")
         tmux.wait_for("F3 Budget")
         tmux.send_keys("C-q")
         screen = tmux.wait_for("[exited 0]", timeout=10)

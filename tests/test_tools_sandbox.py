@@ -375,3 +375,22 @@ async def test_a_sandbox_that_cannot_be_set_up_is_said(
     monkeypatch.setenv(BWRAP_ENV, str(fake))
     outcome = await bench.call("terminal", {"command": "echo hi"})
     assert not outcome.ok and "bwrap could not set up the sandbox" in outcome.content
+
+
+async def test_programs_that_live_under_tmp_stay_reachable_over_the_private_tmp(
+    bench: Bench, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A virtual environment or a tool folder under /tmp (a CI checkout, say) is on PATH: the private
+    /tmp must not hide it, nor the `lib` beside its `bin`, nor this interpreter's own prefix."""
+    tools = tmp_path / "tools"
+    (tools / "bin").mkdir(parents=True)
+    (tools / "lib").mkdir()
+    (tools / "lib" / "greeting.txt").write_text("hello from lib\n")
+    script = tools / "bin" / "greet"
+    script.write_text(f"#!/bin/sh\ncat {tools}/lib/greeting.txt\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    outcome = await bench.call("terminal", {"command": f"greet && {sys.executable} -c 'print(6 * 7)'"})
+    assert outcome.ok and "hello from lib" in outcome.content and "42" in outcome.content, outcome.content
+    outcome = await bench.call("terminal", {"command": f"echo x > {tools}/lib/new.txt"})
+    assert not outcome.ok and not (tools / "lib" / "new.txt").exists()  # visible, still read-only

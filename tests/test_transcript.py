@@ -387,7 +387,7 @@ async def test_copy_uses_the_system_clipboard_tool_when_there_is_one(tmp_path: P
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, "x")
         await app.workers.wait_for_complete()
-        await pilot.press("f1", "y")
+        await pilot.press("f1", "ctrl+y")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.last_copy is not None and app.last_copy.method == "xclip"
@@ -412,7 +412,7 @@ async def test_copy_falls_back_to_osc52_and_says_so(tmp_path: Path, monkeypatch)
         assert any("OSC 52" in m and "only works if your terminal allows it" in m for m in said)
 
 
-async def test_y_on_a_selected_block_copies_that_block(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+async def test_ctrl_y_on_a_selected_block_copies_that_block(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("DISPLAY", raising=False)
     app = make_app(MODEL_CONFIG)
@@ -421,7 +421,7 @@ async def test_y_on_a_selected_block_copies_that_block(tmp_path: Path, monkeypat
         await pilot.pause()
         await pilot.press("f1", "alt+up")
         assert isinstance(app.main_screen.transcript.cursor, UserBlock)
-        await pilot.press("y")
+        await pilot.press("ctrl+y")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.clipboard == "the question itself"
@@ -530,7 +530,7 @@ async def test_a_drag_over_a_finished_reply_selects_its_text(
         painted = reply.render_line(row)
         highlight = app.screen.get_component_rich_style("screen--selection")
         assert any(seg.style and seg.style.bgcolor == highlight.bgcolor for seg in painted)
-        await pilot.press("f1", "y")
+        await pilot.press("f1", "ctrl+y")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.clipboard == selected

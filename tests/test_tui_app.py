@@ -47,33 +47,33 @@ async def test_function_keys_focus_each_pane_and_escape_returns_to_the_input() -
         assert isinstance(app.focused, PromptInput)
 
 
-async def test_z_zooms_the_focused_pane_and_again_restores() -> None:
+async def test_f10_zooms_the_focused_pane_and_again_restores() -> None:
     app = make_app(MODEL_CONFIG)
     async with app.run_test(size=(160, 48)) as pilot:
         main = app.main_screen
         await pilot.press("f3")
         await pilot.pause()
-        await pilot.press("z")
+        await pilot.press("f10")
         await pilot.pause()
         assert main.maximized is main.budget
-        await pilot.press("z")
+        await pilot.press("f10")
         await pilot.pause()
         assert main.maximized is None
 
 
-async def test_h_hides_a_pane_down_to_its_header_and_brings_it_back() -> None:
+async def test_f9_hides_a_pane_down_to_its_header_and_brings_it_back() -> None:
     app = make_app(MODEL_CONFIG)
     async with app.run_test(size=(160, 48)) as pilot:
         main = app.main_screen
         await pilot.press("f2")
         await pilot.pause()
         height = main.memory.size.height
-        await pilot.press("h")
+        await pilot.press("f9")
         await pilot.pause()
         assert main.memory.collapsed and main.memory.size.height == 1
-        assert main.memory.has_focus  # the header keeps the focus, so h works again
+        assert main.memory.has_focus  # the header keeps the focus, so f9 works again
         assert main.budget.size.height > 1
-        await pilot.press("h")
+        await pilot.press("f9")
         await pilot.pause()
         assert not main.memory.collapsed and main.memory.size.height == height
         assert main.memory.has_focus_within and not main.memory.has_focus  # back in the pane's body
@@ -177,8 +177,8 @@ async def test_enter_on_the_skills_pane_opens_the_first_skill_without_an_arrow_k
         assert "deploy-static" in app.screen.title_text
 
 
-async def test_u_in_the_journal_undoes_the_newest_write_without_an_arrow_key_first() -> None:
-    """F2, tab to the journal, u: it said "Highlight a journal entry first" though one was in view."""
+async def test_ctrl_z_in_the_journal_undoes_the_newest_write_without_an_arrow_key_first() -> None:
+    """F2, tab to the journal, ctrl+z: it said "Highlight a journal entry first" though one was in view."""
     from engine.memory import Memory
 
     app = make_app(MODEL_CONFIG)
@@ -189,7 +189,7 @@ async def test_u_in_the_journal_undoes_the_newest_write_without_an_arrow_key_fir
         assert await pause_until(pilot, lambda: len(memory.view.journal) == 1)
         await pilot.press("f2", "tab")
         assert app.focused is memory.journal
-        await pilot.press("u")
+        await pilot.press("ctrl+z")
         await app.workers.wait_for_complete()
         assert await pause_until(pilot, lambda: len(memory.view.journal) == 2)
         assert (app.home.memories / "USER.md").read_text(encoding="utf-8") == ""
@@ -247,24 +247,24 @@ async def test_the_editor_comes_back_with_its_buffers_after_esc() -> None:
         await pilot.press("ctrl+e")
         assert await wait_for(pilot, lambda: isinstance(app.screen, EditorScreen))
         assert app.screen is editor and editor.left.text == "# unsaved words\n"
-        await pilot.press("ctrl+e")  # again: back
+        await pilot.press("escape")  # again: back (ctrl+e in the editor is line-end)
         assert await wait_for(pilot, lambda: app.screen is app.main_screen)
         await pilot.press("ctrl+e")
         assert await wait_for(pilot, lambda: app.screen is editor)
 
 
-async def test_h_hides_the_budget_pane_down_to_its_header() -> None:
-    """The budget's own height rule (by id) outweighed the hidden panes' one line: `h` emptied it and
+async def test_f9_hides_the_budget_pane_down_to_its_header() -> None:
+    """The budget's own height rule (by id) outweighed the hidden panes' one line: hiding emptied it and
     left it as tall as before."""
     app = make_app(MODEL_CONFIG)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot, app)
         budget = app.main_screen.budget
         shown = budget.size.height
-        await pilot.press("f3", "h")
+        await pilot.press("f3", "f9")
         await pilot.pause()
         assert budget.collapsed and budget.size.height == 1
-        await pilot.press("h")
+        await pilot.press("f9")
         await pilot.pause()
         assert budget.size.height == shown
 
@@ -302,17 +302,17 @@ async def test_the_memory_panes_notes_wrap_instead_of_being_cut() -> None:
         assert "No session yet: the model will see these files as they are at your first message." in text
 
 
-async def test_z_zooms_the_budget_pane_to_the_whole_screen_and_back() -> None:
+async def test_f10_zooms_the_budget_pane_to_the_whole_screen_and_back() -> None:
     """The budget's own fitted height stayed while zoomed: it sat at the bottom under a hatched screen."""
     app = make_app(MODEL_CONFIG)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot, app)
         budget = app.main_screen.budget
         beside = budget.size.height
-        await pilot.press("f3", "z")
+        await pilot.press("f3", "f10")
         await pilot.pause()
         assert budget.is_maximized and budget.size.height == 48
-        await pilot.press("z")
+        await pilot.press("f10")
         await pilot.pause()
         assert not budget.is_maximized and budget.size.height == beside
 
@@ -368,7 +368,7 @@ async def test_pane_entries_start_in_the_column_of_the_panes_other_lines() -> No
             return line.index(start)
 
         assert column("ops/deploy-static") - 2 == column("○ indexed ● loaded")  # after its tier mark
-        assert column("agent ") - 6 == column("Journal · u undoes")  # after the time
+        assert column("agent ") - 6 == column("Journal · enter: diff")  # after the time
 
 
 async def test_no_budget_line_is_cut_at_120_columns() -> None:

@@ -302,14 +302,14 @@ async def test_the_prompt_placeholder_is_whole_at_80_columns() -> None:
 
 
 async def test_sending_a_message_brings_a_hidden_transcript_back() -> None:
-    """With the transcript hidden (F1, h), a message sent went on out of sight: an empty screen
+    """With the transcript hidden (F1, f9), a message sent went on out of sight: an empty screen
     under a '▸ F1' header, the reply included."""
     agent = ScriptedAgent([[events.TextDelta(SESSION, "Hello."), events.TurnFinished(SESSION, "Hello.")]])
     app = make_app(MODEL_CONFIG, agent=agent)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot, app)
         pane = app.main_screen.pane("transcript")
-        await pilot.press("f1", "h")
+        await pilot.press("f1", "f9")
         assert pane.collapsed
         await pilot.press("escape", "h", "i", "enter")
         await app.workers.wait_for_complete()

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 POLL_S = 0.05
-REPO_ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class TmuxTimeout(AssertionError):
@@ -56,18 +56,15 @@ class TmuxSession:
     ) -> Iterator[TmuxSession]:
         """A detached session running `command`; killed (with its processes) on exit."""
         session = cls(f"hws-{uuid.uuid4().hex[:8]}", f"hws-test-{uuid.uuid4().hex[:8]}", width, height)
+        # `hws` imports this checkout (an editable install may point at another one).
+        env = {"PYTHONPATH": str(ROOT), **(env or {})}
         environment = dict(os.environ)
-        environment.update(env or {})
+        environment.update(env)
         environment.setdefault("TERM", "xterm-256color")
-        # The hws script of the shared venv imports the checkout it was installed from; the code under
-        # test is this one (as the other subprocess tests do it).
-        environment["PYTHONPATH"] = str(REPO_ROOT)
         environment.pop("TMUX", None)
         for name in ("COLUMNS", "LINES"):  # pytest-xdist workers set 80x24; the app would size to it
             environment.pop(name, None)
-        exports = " ".join(
-            f"{k}={shlex.quote(v)}" for k, v in {"PYTHONPATH": str(REPO_ROOT), **(env or {})}.items()
-        )
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         # The shell stays after the command, so its last screen (exit code, traceback) can be read.
         shell_command = f"env {exports} {shlex.join(command)}; echo '[exited '$?']'; sleep 120"
         subprocess.run(

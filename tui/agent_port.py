@@ -2,9 +2,11 @@
 
 The agent is any object with `run_turn(text)`, an async iterator of engine events. Optional:
 `interrupt()` (stop the turn cleanly, keeping what was said), `answer_approval(request_id,
-decision)` (decision: "once", "session" or "deny"), `start()`, `close(end_reason)`, `compress(focus)`
-and the attribute `on_background` (events from outside a turn). An approval travels as a Future
-inside the `ApprovalNeeded` Message; the loop waits on it and hands the answer back before reading on.
+decision)` (decision: "once", "session" or "deny"), `start()`, `close(end_reason)`, `compress(focus)`,
+`oversized(text)` with `fit_message(text, found, choice)` (a message too large for the window, found
+before it is sent), and the attribute `on_background` (events from outside a turn). An approval
+travels as a Future inside the `ApprovalNeeded` Message; the loop waits on it and hands the answer
+back before reading on.
 """
 
 from __future__ import annotations
@@ -69,6 +71,14 @@ async def interrupt(agent: object) -> bool:
         return False
     await _maybe_await(stop())
     return True
+
+
+async def oversized(agent: object, text: str) -> Any:
+    """The agent's verdict on a message too large for its window (None: it fits, or it cannot tell)."""
+    measure = getattr(agent, "oversized", None)
+    if measure is None:
+        return None
+    return await _maybe_await(measure(text))
 
 
 async def start(agent: object) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
@@ -24,23 +24,28 @@ from textual.screen import Screen
 from engine.config import Config
 from engine.home import Home
 from engine.redact import Redactor
+from engine.tokens import estimate as estimate_tokens
 from engine.tools.sandbox import sandbox_status
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
-from tui.agent_port import AgentPort, drive_turn, interrupt
+from tui.agent_port import AgentPort, drive_turn, interrupt, oversized
 from tui.app_agent import AgentLifecycle
 from tui.app_commands import SlashCommands
 from tui.app_feeds import PaneFeeds
 from tui.app_history import HistoryFeeds
 from tui.commands import SLASH_COMMANDS, SessionEntry, SkillEntry, parse_slash, skill_commands
 from tui.live_files import LiveFilesMixin
+from tui.unsaved import UnsavedBuffers
+from widgets.file_editor import FileEditor
 from widgets.gauge import GaugeLevels
+from widgets.paste_chips import PasteLimits
 from widgets.prompt import PromptBox
 from widgets.status_bar import StatusState
 from widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from tui.clipboard import CopyResult
+    from tui.screens.editor import EditorScreen
 
 AgentFactory = Callable[..., AgentPort]
 """`factory(home, config)` or `factory(home, config, resume=SESSION_ID)` (see `AgentBuilder`)."""
@@ -50,6 +55,8 @@ SessionSource = Callable[[], Sequence[SessionEntry]]
 # Whole at 80 columns (the longer wording was cut at "· / for"); the notice above gives the config path.
 PROMPT_PLACEHOLDER = "Message the agent · enter sends · shift+enter, ctrl+j: new line · / commands"
 NO_MODEL_PLACEHOLDER = "No model configured: add `model:` to config.yaml (see above) · /help: keys"
+SMALLEST_WINDOW = 1024  # tokens: no window is smaller (model.fallback_context_length's minimum), so a
+# message shorter than this goes out without being measured against the window
 
 
 def display_path(path: Path) -> str:
@@ -108,7 +115,9 @@ class HwsApp(
     COMMANDS = App.COMMANDS | {_skill_commands, _session_commands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "quit", id="quit", priority=True, tooltip="Quit hws"),
+        Binding(
+            "ctrl+q", "quit", "quit", id="quit", priority=True, tooltip="Quit hws (asks about unsaved edits)"
+        ),
         Binding(
             "ctrl+c",
             "interrupt",
@@ -140,7 +149,7 @@ class HwsApp(
             "edit files",
             id="edit_files",
             priority=True,
-            tooltip="Edit SOUL.md, memory and skills side by side (again: back)",
+            tooltip="Edit SOUL.md, memory and skills side by side (esc: back)",
         ),
         Binding(
             "f6",
@@ -204,6 +213,8 @@ class HwsApp(
             self.startup_warnings.append(read_only)
         self._last_interrupt = -1e9
         self._main: Any = None
+        self.unsaved = UnsavedBuffers(self)
+        self.editor_screen: EditorScreen | None = None  # made by the first ctrl+e, kept from then on
         self._setup_themes()
         self.init_feeds()
         self.init_history()
@@ -252,12 +263,16 @@ class HwsApp(
             tool_preview_chars=tui.tool_preview_chars,
             live_segment_chars=tui.live_segment_chars,
             show_reasoning=bool(self.config.display.show_reasoning),
+            bell_on_complete=bool(self.config.display.bell_on_complete),
             prompt_placeholder=placeholder,
             commands=SLASH_COMMANDS,
             prompt_max_lines=tui.prompt_max_lines,
             history_size=tui.history_size,
             memory_pane_entries=tui.memory_pane_entries,
             context_window=window,
+            paste_limits=PasteLimits(
+                int(self.config.display.paste_chip_lines), int(self.config.display.paste_chip_chars)
+            ),
             levels=levels,
             status=StatusState(
                 model=self.config.model_name,
@@ -304,6 +319,42 @@ class HwsApp(
             self.call_after_refresh(self.reload_catalogs)
         self.call_after_refresh(self.refresh_panes)
 
+    async def action_quit(self) -> None:
+        """ctrl+q: a file modified in an editor is asked about first (save / discard / cancel)."""
+        editors = self.unsaved.editors()
+        if editors:
+            self.unsaved.ask(editors, "quit", self.quit_now)
+            return
+        await self.quit_now()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "edit" and self._in_an_editor():
+            return False  # inside an editor ctrl+e is line-end, as in any text field; esc leaves
+        return super().check_action(action, parameters)
+
+    def _in_an_editor(self) -> bool:
+        if self.screen_stack and self.screen is self.editor_screen:
+            return True
+        focused = self.focused
+        return focused is not None and any(isinstance(node, FileEditor) for node in focused.ancestors)
+
+    async def on_event(self, event: events.Event) -> None:
+        # Typing (or pasting) while a pane has the focus goes to the input: decided here, in the order
+        # the keys arrive, so a word typed fast is never split between a pane and the input.
+        main = self._main
+        if (
+            isinstance(event, (events.Key, events.Paste))
+            and not event.is_forwarded
+            and main is not None
+            and self.screen_stack
+            and self.screen is main
+        ):
+            if isinstance(event, events.Key):
+                main.take_typing(event)
+            else:
+                main.take_paste()
+        await super().on_event(event)
+
     @classmethod
     def binding_classes(cls) -> dict[str, type[DOMNode]]:
         """Every class whose bindings the keymap and the keys screen know (imports the screens)."""
@@ -314,10 +365,11 @@ class HwsApp(
         from tui.screens.identity import IdentityScreen
         from tui.screens.keys import KeysScreen
         from tui.screens.main import MainScreen
+        from tui.screens.oversized import OversizedScreen
         from tui.screens.session_view import SessionViewScreen
         from tui.screens.sessions import SessionsScreen
         from tui.screens.text_view import TextScreen
-        from widgets.file_editor import FileEditor
+        from tui.screens.unsaved import UnsavedScreen
         from widgets.memory_pane import MemoryPane
         from widgets.pane import Pane
         from widgets.prompt import PromptInput
@@ -338,6 +390,8 @@ class HwsApp(
             "editor screen": EditorScreen,
             "file editor": FileEditor,
             "conflict": ConflictScreen,
+            "unsaved edits": UnsavedScreen,
+            "too large": OversizedScreen,
             "identity view": IdentityScreen,
         }
 
@@ -396,7 +450,8 @@ class HwsApp(
     @on(PromptBox.Submitted)
     async def _submitted(self, event: PromptBox.Submitted) -> None:
         text = event.text
-        slash = parse_slash(text)
+        # A command is what was typed: a paste that begins with "/" (a path) is not one.
+        slash = parse_slash(text) if parse_slash(event.draft) is not None else None
         if slash is not None:
             name, argument = slash
             if name in {c.name for c in SLASH_COMMANDS}:
@@ -420,11 +475,47 @@ class HwsApp(
         """Start a turn with `text`, or explain why none can start."""
         main = self.main_screen
         if self.turn_running:
-            main.prompt.set_text(text)
+            main.prompt.restore(text)
             self.notify(
                 "The agent is still working: ctrl+c interrupts it, then send again.", severity="warning"
             )
             return
+        if self.agent is not None and estimate_tokens(text) >= SMALLEST_WINDOW:
+            self._send_if_it_fits(text)
+            return
+        self._send_now(text)
+
+    @work(exclusive=True, group="size-check", exit_on_error=False, description="measure the message")
+    async def _send_if_it_fits(self, text: str) -> None:
+        """A message too large for the model's window is not sent before the person says how to go on."""
+        from engine.atomic import WriteError
+        from tui.screens.oversized import OversizedScreen
+
+        agent = self.agent
+        try:
+            found = await oversized(agent, text)
+        except Exception:  # measuring must never keep a message from going out
+            found = None
+        if found is None or agent is None:
+            self._send_now(text)
+            return
+        folder = str(self.config.agent.oversized_folder)
+        choice = await self.push_screen_wait(OversizedScreen(found.sentence(), folder))
+        main = self.main_screen
+        if choice is None:
+            main.prompt.restore(text)
+            return
+        try:
+            fitted = agent.fit_message(text, found, choice)  # type: ignore[attr-defined]
+        except WriteError as exc:
+            self.notify(f"The message could not be saved to a file: {exc}", severity="error", timeout=10)
+            main.prompt.restore(text)
+            return
+        main.post_message(messages.Notice(fitted.note, "info", "i"))
+        self._send_now(fitted.text)
+
+    def _send_now(self, text: str) -> None:
+        main = self.main_screen
         self.last_sent = text
         main.post_message(messages.TurnSubmitted(self._redact(text)))  # a pasted key is not shown
         if self.agent is None and self.agent_building:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
     from tui.agent_port import AgentPort
+    from tui.unsaved import UnsavedBuffers
 
 
 class AgentLifecycle:
@@ -38,6 +39,7 @@ class AgentLifecycle:
     session_id: str
     turn_running: bool
     tui: Any
+    unsaved: UnsavedBuffers
     agent_building: bool = False  # a build was asked for and has not reported back
     held_message: str = ""  # sent while the agent was being built: goes out when it is ready
 
@@ -202,10 +204,11 @@ class AgentLifecycle:
             self.exit(143)
             return
         self._terminating = True
-        self.call_later(self.action_quit)
+        self.unsaved.log_lost("SIGTERM")  # nobody to ask: nothing is saved, the log says what was lost
+        self.call_later(self.quit_now)
 
-    async def action_quit(self) -> None:
-        """ctrl+q: end the session (`user_exit`), waiting a little for a background review, then exit."""
+    async def quit_now(self) -> None:
+        """End the session (`user_exit`), waiting a little for a background review, then exit."""
         agent, self.agent = self.agent, None
         if agent is not None:
             busy = getattr(agent, "busy", False) or self.turn_running

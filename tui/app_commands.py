@@ -42,6 +42,8 @@ class SlashCommands:
         def send_to_agent(self, text: str) -> None: ...
         def replace_agent(self, end_reason: str, resume: str | None, reason: str) -> Any: ...
         def undo_last_write(self) -> None: ...
+        def decide_pending(self, subsystem: str, pending_id: str, decision: str) -> None: ...
+        def show_pending_diff(self, subsystem: str, pending_id: str) -> None: ...
 
     async def run_slash_command(self, name: str, argument: str) -> None:
         main = self.main_screen
@@ -51,6 +53,8 @@ class SlashCommands:
             self.copy_to_clipboards(main.transcript.last_reply, "the last reply")
         elif name in ("memory", "skills"):
             main.action_show_pane(name)
+            if argument:
+                self.pending_command(name, argument)
         elif name == "sessions":
             self.action_sessions()
         elif name == "edit":
@@ -105,6 +109,39 @@ class SlashCommands:
             self._say(f"/{name} needs the agent: {why}.", "warning")
             return False
         return True
+
+    # /memory and /skills: writes held back by memory.write_approval / skills.write_approval
+
+    def pending_command(self, subsystem: str, argument: str) -> None:
+        """`/memory pending`, `/skills approve ID`, `/skills reject ID`, `/skills diff ID`."""
+        verb, _, rest = argument.partition(" ")
+        pending_id = rest.strip()
+        verb = verb.lower()
+        if verb == "pending" and not pending_id:
+            self.list_pending(subsystem)
+        elif verb in ("approve", "reject") and pending_id:
+            self.decide_pending(subsystem, pending_id, verb)
+        elif verb == "diff" and pending_id:
+            self.show_pending_diff(subsystem, pending_id)
+        else:
+            self._say(
+                f"/{subsystem} takes: pending, approve ID, reject ID or diff ID (the ids are in the "
+                f"{subsystem} pane and in /{subsystem} pending).",
+                "warning",
+            )
+
+    @work(thread=True, group="pending", exit_on_error=False, description="list the pending writes")
+    def list_pending(self, subsystem: str) -> None:
+        rows = self.readers.pending_rows(subsystem)  # type: ignore[attr-defined]
+        if not rows:
+            self._say(f"No {subsystem} write waits for your approval.", "info", "i")
+            return
+        lines = [f"{len(rows)} {subsystem} write{'s' if len(rows) != 1 else ''} waiting for your approval:"]
+        for row in rows:
+            problem = f" — ! {row.problem}" if row.problem else ""
+            lines.append(f"  {row.pending_id}  {row.who}: {row.summary}{problem}")
+        lines.append(f"/{subsystem} approve ID, /{subsystem} reject ID, /{subsystem} diff ID.")
+        self._say("\n".join(lines), "info", "⏸")
 
     # /new
 

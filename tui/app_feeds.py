@@ -42,6 +42,8 @@ class PaneFeeds:
         def notify(self, message: str, **kwargs: Any) -> None: ...
         def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
         def call_from_thread(self, callback: Any, *args: Any) -> Any: ...
+        def reload_catalogs(self) -> None: ...
+        def skill_changed_on_disk(self, name: str) -> None: ...
 
     def init_feeds(self) -> None:
         self.readers = Readers(self.home, self.config, self.workdir, self.wall_clock)
@@ -149,6 +151,28 @@ class PaneFeeds:
         level = "success" if sentence.startswith("Undid") else "warning"
         self.main_screen.post_message(messages.Notice(sentence, level, "↶"))
         self.call_from_thread(self.refresh_panes, "memory", "skills")
+
+    @work(thread=True, group="pending", exit_on_error=False, description="approve or reject a pending write")
+    def decide_pending(self, subsystem: str, pending_id: str, decision: str) -> None:
+        """Approve or reject a write `*.write_approval` held back; the transcript says what came of it."""
+        result = self.readers.decide_pending(subsystem, pending_id, decision)
+        main = self.main_screen
+        if result.get("success"):
+            icon = "✓" if decision == "approve" else "✗"
+            main.post_message(messages.Notice(f"{subsystem}: {result.get('message')}", "success", icon))
+        else:
+            verb = "approved" if decision == "approve" else "rejected"
+            main.post_message(messages.Notice(f"Not {verb}: {result.get('error')}", "warning", "!"))
+        self.call_from_thread(self.refresh_panes, "memory" if subsystem == "memory" else "skills")
+        if subsystem == "skills" and result.get("success") and decision == "approve":
+            self.call_from_thread(self.reload_catalogs)
+            if result.get("name"):  # the next-session bar: a new session would read the skill as it is now
+                self.call_from_thread(self.skill_changed_on_disk, str(result["name"]))
+
+    @work(thread=True, group="show-text", exit_on_error=False, description="read a pending write's diff")
+    def show_pending_diff(self, subsystem: str, pending_id: str) -> None:
+        title, text = self.readers.pending_diff(subsystem, pending_id)
+        self.call_from_thread(self._push_text, title, text, "diff")
 
     @work(thread=True, group="show-text", exit_on_error=False, description="read a journal diff")
     def show_journal_diff(self, entry_id: str) -> None:

@@ -15,8 +15,16 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "start a new session"),
     SlashCommand("compress", "compress the conversation now", args="[focus]"),
     SlashCommand("model", "show the model and how to change it"),
-    SlashCommand("memory", "show the memory pane"),
-    SlashCommand("skills", "show the skills pane"),
+    SlashCommand(
+        "memory",
+        "show the memory pane; pending writes: list, approve or reject",
+        args="[pending|approve ID|reject ID]",
+    ),
+    SlashCommand(
+        "skills",
+        "show the skills pane; pending writes: list, approve, reject or diff",
+        args="[pending|approve ID|reject ID|diff ID]",
+    ),
     SlashCommand("sessions", "browse and search past sessions"),
     SlashCommand("edit", "edit files side by side (SOUL.md, memory, skills)", args="[file] [file]"),
     SlashCommand("identity", "SOUL.md and USER.md beside what the provider observed"),

@@ -12,7 +12,7 @@ import shlex
 import subprocess
 import tempfile
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from tui.watcher import FileChange
 
 CHECK_DELAY_S = 0.15  # pause in typing before the buffer is checked again
+
+SaveDone = Callable[["editing.SaveResult | None"], object]
+"""Told how a save ended: its result, or None when the save itself failed."""
 
 
 def external_editor_command(configured: str) -> list[str]:
@@ -130,10 +133,21 @@ class EditorController:
 
     # -- saving -------------------------------------------------------------------------------------
 
-    def save(self, editor: FileEditor, expect: str | None = None, forced: bool = False) -> None:
-        """Save the buffer if the file is still as loaded; a conflict opens the three-way choice."""
+    def save(
+        self,
+        editor: FileEditor,
+        expect: str | None = None,
+        forced: bool = False,
+        on_done: SaveDone | None = None,
+    ) -> None:
+        """Save the buffer if the file is still as loaded; a conflict opens the three-way choice.
+
+        `on_done` hears how it ended (None: the save itself failed) once the editor shows it.
+        """
         target = editor.target
         if target is None:
+            if on_done is not None:
+                on_done(None)
             return
         text = editor.text
         base = expect if expect is not None else editor.base_digest
@@ -142,17 +156,35 @@ class EditorController:
             try:
                 result = editing.save(self.home, self.config, target, text, base)
             except Exception:
-                self.app.call_from_thread(self._saving.discard, id(editor))
+                self.app.call_from_thread(self._save_failed, editor, on_done)
                 raise
-            self.app.call_from_thread(self._saved, editor, target, text, result, forced)
+            self.app.call_from_thread(self._saved, editor, target, text, result, forced, on_done)
 
         self._saving.add(id(editor))
         self.app.run_worker(run, thread=True, group=f"edit-save-{id(editor)}", description="save a file")
 
+    def _save_failed(self, editor: FileEditor, on_done: SaveDone | None) -> None:
+        self._saving.discard(id(editor))
+        if on_done is not None:
+            on_done(None)
+
     def _saved(
-        self, editor: FileEditor, target: Any, text: str, result: editing.SaveResult, forced: bool
+        self,
+        editor: FileEditor,
+        target: Any,
+        text: str,
+        result: editing.SaveResult,
+        forced: bool,
+        on_done: SaveDone | None = None,
     ) -> None:
         self._saving.discard(id(editor))
+        try:
+            self._show_saved(editor, target, text, result)
+        finally:
+            if on_done is not None:
+                on_done(result)
+
+    def _show_saved(self, editor: FileEditor, target: Any, text: str, result: editing.SaveResult) -> None:
         if editor.target is not target or not editor.is_attached:
             return
         if result.status == "conflict":

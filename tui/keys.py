@@ -2,7 +2,7 @@
 
 keys:
   focus_memory: f2,alt+m
-  zoom_pane: Z
+  zoom_pane: f10,f7
 """
 
 from __future__ import annotations

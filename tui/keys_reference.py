@@ -32,7 +32,7 @@ def reference_markdown() -> str:
     lines += ["", "| slash command | what it does |", "|---|---|"]
     for command in SLASH_COMMANDS:
         usage = f"/{command.name}" + (f" {command.args}" if command.args else "")
-        lines.append(f"| `{usage}` | {_cell(command.help)} |")
+        lines.append(f"| `{_cell(usage)}` | {_cell(command.help)} |")
     skills = "| `/<skill-name> [what for]` | invoke one of your skills (the list completes their names) |"
     lines += [skills, "", END]
     return "\n".join(lines)

@@ -22,6 +22,7 @@ from widgets.next_session import SessionDrift
 if TYPE_CHECKING:
     from engine.editing import EditTarget
     from tui.file_editing import EditorController
+    from tui.screens.editor import EditorScreen
 
 STORE_LABEL = {"soul": "SOUL.md", "memory": "MEMORY.md", "user": "USER.md"}
 
@@ -71,6 +72,7 @@ class LiveFilesMixin:
     home: Any
     config: Any
     agent: Any
+    editor_screen: EditorScreen | None
 
     def start_live_files(self) -> None:
         self._editor_controller: EditorController | None = None
@@ -178,6 +180,10 @@ class LiveFilesMixin:
                     )
                 if "skill" in stores:
                     self._refresh_pane(main.skills, [c for c in changes if c.store == "skill"], external)
+                if "pending_memory" in stores:  # a write staged or decided by another hws (or Hermes)
+                    main.memory.reload_from_disk()
+                if "pending_skills" in stores:
+                    main.skills.reload_from_disk()
         if external and self._editor_controller is not None:
             self._editor_controller.files_changed(changes)
         for change in changes:
@@ -190,8 +196,9 @@ class LiveFilesMixin:
         identity = self._identity_screen()
         if identity is not None and stores & {"soul", "user"}:
             identity.action_refresh_view()
-        if external:
-            labels = sorted({change_label(c, self.home.root) for c in changes})
+        shown_changes = [c for c in changes if not c.store.startswith("pending_")]  # the panes show those
+        if external and shown_changes:
+            labels = sorted({change_label(c, self.home.root) for c in shown_changes})
             shown = ", ".join(labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
             self.notify(f"Changed on disk: {shown}.", timeout=4)  # type: ignore[attr-defined]
 
@@ -338,10 +345,10 @@ class LiveFilesMixin:
         """ctrl+e: the editor screen (with `names` opened in its panes the first time)."""
         from tui.screens.editor import EditorScreen
 
-        screen = getattr(self, "_editor_screen", None)
+        screen = self.editor_screen
         if screen is None:
             initial = (*names, "", "")[:2] if names else ("SOUL.md", "MEMORY.md")
-            screen = self._editor_screen = EditorScreen(initial)  # type: ignore[arg-type]
+            screen = self.editor_screen = EditorScreen(initial)  # type: ignore[arg-type]
             # Installed, so leaving it (esc) keeps it: a popped screen that is not installed is removed
             # with its editors, and the next ctrl+e pushed that empty screen and crashed hws.
             self.install_screen(screen, name="hws-editor")  # type: ignore[attr-defined]
@@ -354,13 +361,9 @@ class LiveFilesMixin:
                 screen.open_named(editor, name)
 
     def action_edit(self) -> None:
-        from tui.screens.editor import EditorScreen
         from tui.screens.text_view import TextScreen
 
         screen = self.screen  # type: ignore[attr-defined]
-        if isinstance(screen, EditorScreen):
-            self.pop_screen()  # type: ignore[attr-defined]
-            return
         if isinstance(screen, TextScreen) and screen.edit_name:  # reading a skill: edit that skill
             self.pop_screen()  # type: ignore[attr-defined]
             self.edit_beside_soul(screen.edit_name)
@@ -370,7 +373,7 @@ class LiveFilesMixin:
     def edit_beside_soul(self, name: str) -> None:
         """The editor with `name` (a skill) in its right pane, SOUL.md on the left the first time; a pane
         with unsaved changes is never replaced."""
-        screen = getattr(self, "_editor_screen", None)
+        screen = self.editor_screen
         if screen is None:
             self.open_editor("SOUL.md", name)
             return
@@ -412,12 +415,24 @@ class LiveFilesMixin:
         if isinstance(editor.screen, EditorScreen):
             await editor.screen.move_beside(editor)
             return
+        screen = self.editor_screen
+        pane = screen.pane_for_return() if screen is not None else None
+        if screen is not None and pane is None:
+            self.notify(  # type: ignore[attr-defined]
+                f"Both editor panes have unsaved changes: save one (ctrl+s), then ctrl+t brings "
+                f"{editor.label} back. It stays beside the transcript.",
+                severity="warning",
+                timeout=8,
+            )
+            return
         state = (editor.target, editor.text, editor.base_digest, editor.loaded_text)
         main = self.app.main_screen
         await main.close_beside()
         self.open_editor()
-        screen = self._editor_screen
-        self.call_after_refresh(lambda: screen.take_back(*state))  # type: ignore[attr-defined]
+        screen = self.editor_screen
+        assert screen is not None
+        back = pane or screen.pane_for_return() or screen.left
+        self.call_after_refresh(lambda: screen.take_back(back, *state))
 
 
 def _skill_name(home: Any, path: Any) -> str:

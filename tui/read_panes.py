@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from widgets.budget_pane import BudgetLayer, BudgetView
 from widgets.memory_pane import JournalRow, MemoryFile, MemoryView
+from widgets.pending_list import PendingRow
 from widgets.skills_pane import SkillRow, SkillsView
 
 if TYPE_CHECKING:
@@ -104,7 +105,45 @@ class Readers:
             )
         except Exception as exc:  # JournalError: a sentence
             journal_problem = str(exc)
-        return MemoryView(tuple(files), rows, prompt is not None, journal_problem)
+        return MemoryView(
+            tuple(files), rows, prompt is not None, journal_problem, self.pending_rows("memory")
+        )
+
+    # Writes waiting for approval (memory.write_approval, skills.write_approval).
+
+    def pending_rows(self, subsystem: str) -> tuple[PendingRow, ...]:
+        """Pending writes of `memory` or `skills`, oldest first, with the diff approving each makes now."""
+        from engine.write_approval import pending
+
+        items, _unreadable = pending(self.home, self.config, subsystem)
+        return tuple(
+            PendingRow(i.record.id, i.record.who, i.record.summary, i.diff, i.problem, i.unchanged)
+            for i in items
+        )
+
+    def decide_pending(self, subsystem: str, pending_id: str, decision: str) -> dict[str, Any]:
+        """Approve (through the store's own path) or reject one pending write."""
+        from engine.write_approval import approve, reject
+
+        if decision == "approve":
+            return approve(self.home, self.config, subsystem, pending_id)
+        return reject(self.home, subsystem, pending_id)
+
+    def pending_diff(self, subsystem: str, pending_id: str) -> tuple[str, str]:
+        """(title, text) of the whole diff approving one pending write would make now."""
+        from engine.staged_writes import StagedError, StagedWrites
+        from engine.write_approval import review
+
+        try:
+            record = StagedWrites(self.home).find(subsystem, pending_id)
+        except StagedError as exc:
+            return f"pending {pending_id}", str(exc)
+        item = review(self.home, self.config, record)
+        head = f"! {item.problem}\n\n" if item.problem else ""
+        body = item.diff or (
+            "(already there: approving it changes nothing)" if item.unchanged else "(no change)"
+        )
+        return f"pending {subsystem} write {record.id} · {record.summary}", head + body
 
     def undo_memory(self, entry_id: str) -> dict[str, Any]:
         return self.memory.undo(entry_id)
@@ -288,6 +327,7 @@ class Readers:
             excluded=excluded,
             problems=problems,
             session_started=skills is not None,
+            pending=self.pending_rows("skills"),
         )
 
     def skill_verdicts(self, names_first: list[str], limit: int) -> dict[str, tuple[str, int, str]]:

@@ -265,9 +265,9 @@ class HomeWatcher:
         handler = _Handler(self)
         if kind == "events":
             observer.schedule(handler, str(self.root), recursive=True, event_filter=EVENT_CLASSES)
-        else:  # poll only what is routed: the home's top level, memories/ and skills/
+        else:  # poll only what is routed: the home's top level, memories/, skills/ and pending/
             observer.schedule(handler, str(self.root), recursive=False)
-            for sub in ("memories", "skills"):
+            for sub in ("memories", "skills", "pending"):
                 if (self.root / sub).is_dir():
                     observer.schedule(handler, str(self.root / sub), recursive=True)
         observer.daemon = True

@@ -128,6 +128,7 @@ class BudgetPane(Pane):
         self.view = BudgetView(context_window)
         self.totals = UsageTotals()
         self.reported = 0  # the provider's count of the last request (+ its reply), until the history shrinks
+        self.overfull = False  # the conversation no longer fits and compression cannot shorten it
         self._summarise()
 
     def compose_body(self) -> ComposeResult:
@@ -184,6 +185,11 @@ class BudgetPane(Pane):
     def reset_usage(self) -> None:
         self.totals = UsageTotals()
         self.reported = 0
+        self._draw()
+
+    def set_overfull(self, overfull: bool) -> None:
+        """Say (or stop saying) under the total that the conversation does not fit the window."""
+        self.overfull = overfull
         self._draw()
 
     def set_window(self, context_window: int) -> None:
@@ -259,6 +265,13 @@ class BudgetPane(Pane):
                 (f" {fraction * 100:.0f}%", LEVEL_STYLE[level]),
             )
         )
+        if self.overfull:
+            lines.append(
+                Content.assemble(
+                    ("does not fit".ljust(14), "bold $error"),
+                    ("/new starts fresh; a short message lets compression cut an old paste", "$error"),
+                )
+            )
         lines.append(
             Content.assemble(
                 ("cached prefix".ljust(14), "bold"),

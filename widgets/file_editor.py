@@ -87,6 +87,24 @@ class FileEditor(Vertical, can_focus=False):
             id="editor_beside",
             tooltip="Move this file beside the live transcript (and back)",
         ),
+        Binding(
+            "ctrl+home", "file_edge(-1)", "file start", id="editor_file_start", tooltip="To the file's start"
+        ),
+        Binding("ctrl+end", "file_edge(1)", "file end", id="editor_file_end", tooltip="To the file's end"),
+        Binding(
+            "ctrl+shift+home",
+            "file_edge(-1, True)",
+            "select to start",
+            id="editor_select_start",
+            tooltip="Select to the file's start",
+        ),
+        Binding(
+            "ctrl+shift+end",
+            "file_edge(1, True)",
+            "select to end",
+            id="editor_select_end",
+            tooltip="Select to the file's end",
+        ),
     ]
 
     class MoveRequested(Message):
@@ -154,6 +172,11 @@ class FileEditor(Vertical, can_focus=False):
     def action_external(self) -> None:
         if self.has_file:
             self.post_message(self.ExternalRequested(self))
+
+    def action_file_edge(self, direction: int, select: bool = False) -> None:
+        """ctrl+home / ctrl+end: the cursor to the file's first or last character (with shift: selecting)."""
+        area = self.area
+        area.move_cursor(area.document.start if direction < 0 else area.document.end, select=select)
 
     # -- what the screen reads --------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ Textual selects text through offsets carried by the drawn segments and asks the 
 text under them; a widget with its own `render_line` gets neither for free, so a drag over a
 finished reply selected nothing (or the wrong text). `SelectableLines` marks each drawn line with
 its offsets, paints the selected span, and gives back the text of the lines the person dragged
-over — what `y` then copies.
+over — what ctrl+y then copies.
 """
 
 from __future__ import annotations

@@ -3,8 +3,10 @@
 Each file shows its usage against its limit, then its entries as a diff between the frozen
 snapshot (what the model sees in this session) and the file on disk (what the next session will
 see): `+` only on disk, `-` only in the snapshot. The journal lists every write, newest first, with
-who made it; `u` undoes the highlighted one and enter shows its diff. The pane only shows data: the
-app reads the files and the journal in a worker (`reload_from_disk()` asks it to) and does undo.
+who made it; ctrl+z undoes the highlighted one and enter shows its diff. With `memory.write_approval`
+on, the agent's writes wait above the files with their diff until ctrl+a approves or ctrl+x rejects
+one. The pane only shows data: the app reads the files, the journal and the pending writes in a
+worker (`reload_from_disk()` asks it to) and does undo, approval and rejection.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from textual.widgets.option_list import Option
 
 from widgets.gauge import LEVEL_STYLE, GaugeLevels, gauge
 from widgets.pane import Pane, PaneLog
+from widgets.pending_list import PendingList, PendingRow
+
+PENDING_KEYS = "ctrl+a approve · ctrl+x reject · enter diff"
 
 WHO_STYLE = {
     "agent": "$accent",
@@ -75,6 +80,7 @@ class MemoryView:
     journal: tuple[JournalRow, ...] = ()  # newest first
     session_started: bool = False
     problem: str = ""
+    pending: tuple[PendingRow, ...] = ()  # writes waiting for approval (memory.write_approval), oldest first
 
 
 def entry_diff(frozen: Sequence[str], disk: Sequence[str]) -> list[tuple[str, str]]:
@@ -147,14 +153,30 @@ class MemoryPane(Pane):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("u", "undo_entry", "undo", id="memory_undo", tooltip="Undo the highlighted memory write"),
+        Binding(
+            "ctrl+z", "undo_entry", "undo", id="memory_undo", tooltip="Undo the highlighted memory write"
+        ),
+        Binding(
+            "ctrl+a",
+            "approve_pending",
+            "approve",
+            id="memory_approve",
+            tooltip="Approve the highlighted memory write waiting for approval (memory.write_approval)",
+        ),
+        Binding(
+            "ctrl+x",
+            "reject_pending",
+            "reject",
+            id="memory_reject",
+            tooltip="Reject the highlighted memory write waiting for approval; nothing is written",
+        ),
     ]
 
     class ReloadRequested(Message):
         """The pane wants the files, the snapshot and the journal read again."""
 
     class UndoRequested(Message):
-        """The user asked to undo one journaled write (`u` on the journal)."""
+        """The user asked to undo one journaled write (ctrl+z on the journal)."""
 
         def __init__(self, entry_id: str, summary: str) -> None:
             super().__init__()
@@ -182,18 +204,23 @@ class MemoryPane(Pane):
         self.brief = "…"
 
     def compose_body(self) -> ComposeResult:
+        yield PendingList("memory", PENDING_KEYS, id="memory-pending", classes="pane-body")
         yield MemoryFiles(id="memory-files", classes="pane-body")
-        yield Static(
-            "Journal · u undoes · enter shows the diff", id="memory-journal-title", classes="pane-body"
-        )
+        yield Static("Journal · enter: diff · ctrl+z: undo", id="memory-journal-title", classes="pane-body")
         yield PaneLog(max_entries=10_000, newest_first=True, id="memory-journal", classes="pane-body")
 
     @property
     def journal(self) -> PaneLog:
         return self.query_one("#memory-journal", PaneLog)
 
+    @property
+    def pending(self) -> PendingList:
+        return self.query_one(PendingList)
+
     def focus_target(self) -> Widget:
-        return self if self.collapsed else self.query_one(MemoryFiles)
+        if self.collapsed:
+            return self
+        return self.pending.entries if self.view.pending else self.query_one(MemoryFiles)
 
     # What the app calls.
 
@@ -205,6 +232,7 @@ class MemoryPane(Pane):
         """Draw a fresh reading; the journal keeps its highlighted entry when it is still there."""
         self.view = view
         self._summarise()
+        self.pending.show(view.pending)
         self._draw_files()
         self._draw_journal()
 
@@ -221,6 +249,8 @@ class MemoryPane(Pane):
             self.brief = "!"
             return
         parts: list[Content | str] = []
+        if view.pending:
+            parts += [Content.styled(f"⏸ {len(view.pending)} pending", "bold $warning"), "  "]
         worst = 0.0
         for file in view.files:
             share = file.disk_chars / file.limit if file.limit else 0.0
@@ -340,6 +370,14 @@ class MemoryPane(Pane):
             self.notify("Highlight a journal entry first (tab to the journal, then up / down).")
             return
         self.post_message(self.UndoRequested(row.entry_id, row.summary))
+
+    def action_approve_pending(self) -> None:
+        if not self.pending.decide("approve"):
+            self.notify("No memory write waits for approval.")
+
+    def action_reject_pending(self) -> None:
+        if not self.pending.decide("reject"):
+            self.notify("No memory write waits for approval.")
 
     def on_option_list_option_selected(self, event: PaneLog.OptionSelected) -> None:
         event.stop()

@@ -1,7 +1,8 @@
 """A pane of the workstation: a one-line header (key, title, the most important number) over a body.
 
-Every pane can be focused (its key, e.g. F2), zoomed to fill the screen (`z`) and hidden down to its
-header (`h`); the header keeps showing the pane's number while the body is hidden.
+Every pane can be focused (its key, e.g. F2), zoomed to fill the screen (f10) and hidden down to its
+header (f9); the header keeps showing the pane's number while the body is hidden. Letters typed in a
+pane are text for the input, so no pane action sits on a key that types.
 """
 
 from __future__ import annotations
@@ -61,10 +62,11 @@ class Pane(Vertical):
     }
     """
 
+    # Keys that cannot be typed text: a letter pressed in a pane goes to the input (the main screen's
+    # `take_typing`), so a word typed after F1 is a message, not a row of pane actions.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("z", "zoom", "zoom", id="zoom_pane", tooltip="Zoom the focused pane (again to restore)"),
-        Binding("h", "toggle_collapsed", "hide", id="hide_pane", tooltip="Hide the pane down to its header"),
-        Binding("question_mark", "app.show_keys", "keys", id="pane_keys", tooltip="Show the keys"),
+        Binding("f10", "zoom", "zoom", id="zoom_pane", tooltip="Zoom the focused pane (again to restore)"),
+        Binding("f9", "toggle_collapsed", "hide", id="hide_pane", tooltip="Hide the pane down to its header"),
     ]
 
     pane_key: ClassVar[str] = ""
@@ -129,7 +131,7 @@ class Pane(Vertical):
     def watch_collapsed(self, collapsed: bool) -> None:
         had_focus = self.has_focus_within
         self.set_class(collapsed, "-collapsed")
-        # While hidden, the pane itself holds the focus (its header stays), so `h` brings it back.
+        # While hidden, the pane itself holds the focus (its header stays), so f9 brings it back.
         self.can_focus = collapsed
         self._refresh_header()
         if had_focus:
@@ -171,7 +173,7 @@ class PaneLog(OptionList):
 
     def on_focus(self) -> None:
         """Focused with nothing highlighted, the newest entry is: enter (and the pane's keys, such as
-        the journal's `u`) act on it at once, where they did nothing until an arrow key was pressed."""
+        the journal's ctrl+z) act on it at once, where they did nothing until an arrow key was pressed."""
         if self.highlighted is None and self.option_count:
             self.highlighted = 0 if self.newest_first else self.option_count - 1
 

@@ -1,7 +1,8 @@
 """The input: multi-line, enter sends, shift+enter / ctrl+j add a line, history, slash completion.
 
 The widget only holds text and data it is given (the slash commands, the skill names); what a sent
-line does is decided by the app, which receives `PromptBox.Submitted`.
+line does is decided by the app, which receives `PromptBox.Submitted`. A long paste becomes a chip
+(`widgets/paste_chips.py`): one label in the input, the full text in what is sent.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -18,6 +19,8 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
+
+from widgets.paste_chips import PasteChips, PasteLimits, pasted_text
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,13 @@ class PromptInput(TextArea):
         Binding("up", "history_previous", "previous input", id="history_previous", priority=True, show=False),
         Binding("down", "history_next", "next input", id="history_next", priority=True, show=False),
         Binding("tab", "complete", "complete", id="complete", priority=True, show=False),
+        Binding(
+            "ctrl+g",
+            "expand_paste",
+            "expand paste",
+            id="expand_paste",
+            tooltip="Put the pasted text of the chip at the cursor into the input, to read or edit it",
+        ),
         Binding(
             "escape",
             "hide_completions",
@@ -129,6 +139,66 @@ class PromptInput(TextArea):
         else:
             self.action_cursor_down()
 
+    # Pastes: a long one becomes a chip; a chip is deleted whole, and ctrl+g puts its text in its place.
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        box = self.box
+        if box is None or self.read_only or not box.paste_limits.is_long(pasted_text(event.text)):
+            return  # TextArea's own handler inserts it
+        event.prevent_default()
+        event.stop()
+        box.paste(event.text)
+
+    def insert_at_cursor(self, text: str) -> None:
+        if result := self._replace_via_keyboard(text, *self.selection):
+            self.move_cursor(result.end_location)
+
+    def _chip_around(self, before: bool) -> tuple[tuple[int, int], tuple[int, int], str] | None:
+        """The chip the cursor touches (ending at it when `before`, starting at it otherwise)."""
+        box = self.box
+        start, end = self.selection
+        if box is None or start != end:
+            return None
+        row, column = end
+        found = box.chips.at(self.document.get_line(row), column)
+        if found is None:
+            return None
+        offset, label = found
+        if (before and column == offset) or (not before and column == offset + len(label)):
+            return None
+        return (row, offset), (row, offset + len(label)), label
+
+    def action_delete_left(self) -> None:
+        chip = self._chip_around(before=True)
+        if chip is None:
+            super().action_delete_left()
+        else:
+            self._replace_via_keyboard("", chip[0], chip[1])
+
+    def action_delete_right(self) -> None:
+        chip = self._chip_around(before=False)
+        if chip is None:
+            super().action_delete_right()
+        else:
+            self._replace_via_keyboard("", chip[0], chip[1])
+
+    def action_expand_paste(self) -> None:
+        box = self.box
+        if box is None:
+            return
+        chip = self._chip_around(before=True) or self._chip_around(before=False)
+        if chip is None:
+            labels = box.chips.labels_in(self.text)
+            if not labels:
+                self.notify("No pasted text here: a long paste shows as a chip [Pasted …].", timeout=4)
+                return
+            offset, label = labels[-1]
+            start = self.document.get_location_from_index(offset)
+            chip = (start, self.document.get_location_from_index(offset + len(label)), label)
+        start, end, label = chip
+        result = self.replace(box.chips.texts[label], start, end, maintain_selection_offset=False)
+        self.move_cursor(result.end_location)
+
     def action_complete(self) -> None:
         if self.box is not None:
             self.box.accept_completion()
@@ -161,11 +231,13 @@ class PromptBox(Vertical):
     """
 
     class Submitted(Message):
-        """The user sent the text (enter)."""
+        """The user sent the text (enter); `text` is what is sent (chips expanded), `draft` what the
+        input showed (with its chips)."""
 
-        def __init__(self, text: str) -> None:
+        def __init__(self, text: str, draft: str | None = None) -> None:
             super().__init__()
             self.text = text
+            self.draft = text if draft is None else draft
 
     def __init__(
         self,
@@ -174,9 +246,13 @@ class PromptBox(Vertical):
         placeholder: str = "",
         history_size: int = 500,
         max_lines: int = 8,
+        paste_limits: PasteLimits | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
+        self.paste_limits = paste_limits or PasteLimits()
+        self.chips = PasteChips()
+        self._sent: tuple[str, str] = ("", "")  # the last (text, draft) sent, to put back as it was
         self.commands: list[SlashCommand] = list(commands)
         self.skill_commands: list[SlashCommand] = []
         self.placeholder = placeholder
@@ -222,13 +298,42 @@ class PromptBox(Vertical):
 
     @property
     def text(self) -> str:
+        """What the input shows (a long paste as its chip)."""
         return self.input.text
 
+    @property
+    def full_text(self) -> str:
+        """What would be sent: the input's text with every chip replaced by its paste."""
+        return self.chips.expand(self.input.text)
+
     def set_text(self, text: str) -> None:
+        """Put `text` in the input (a long text as one chip)."""
+        self._load(self.chips.add(text) if self.paste_limits.is_long(text) else text)
+
+    def _load(self, text: str) -> None:
         editor = self.input
         editor.load_text(text)
         last = editor.document.line_count - 1
         editor.move_cursor((last, len(editor.document.get_line(last))))
+
+    def restore(self, text: str) -> None:
+        """Put back a message that could not be sent: as the input showed it when it was the last sent."""
+        sent, draft = self._sent
+        if text == sent:
+            self._load(draft)
+        else:
+            self.set_text(text)
+
+    def paste(self, text: str) -> None:
+        """Insert pasted `text` at the cursor: a chip when it is long.
+
+        Terminals send a paste's line ends as carriage returns (as if enter were typed); they are
+        line feeds again here, as the input's own lines are.
+        """
+        text = pasted_text(text)
+        editor = self.input
+        editor.insert_at_cursor(self.chips.add(text) if self.paste_limits.is_long(text) else text)
+        editor.focus()
 
     def set_placeholder(self, text: str) -> None:
         self.placeholder = text
@@ -248,12 +353,14 @@ class PromptBox(Vertical):
         if self.completions_shown and self._completion_differs():
             self.accept_completion()
             return
-        text = self.text
-        if not text.strip():
+        draft = self.text
+        if not draft.strip():
             return
-        self.remember(text)
+        text = self.chips.expand(draft)
+        self.remember(draft)
         self.clear()
-        self.post_message(self.Submitted(text))
+        self._sent = (text, draft)
+        self.post_message(self.Submitted(text, draft))
 
     def remember(self, text: str) -> None:
         if self.history_size <= 0:
@@ -289,7 +396,7 @@ class PromptBox(Vertical):
         self._load_quietly(self.history[index])
 
     def _load_quietly(self, text: str) -> None:
-        self.set_text(text)
+        self._load(text)  # a history entry holds its chips already
         self.hide_completions()
 
     @on(TextArea.Changed)

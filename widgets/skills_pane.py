@@ -5,14 +5,17 @@ opened (Tier 3). A skill the agent created or patched this session carries ✚ /
 other than safe shows as ⚠ caution or ✗ dangerous (✗ blocked, with the reason, when the guard keeps
 the skill from the model), and parse warnings as !. The lines above the list
 say how full the Tier 1 budget is and what it cut. Enter opens the highlighted skill (read-only).
+With `skills.write_approval` on, the agent's skill writes wait at the top with their diff until
+ctrl+a approves or ctrl+x rejects one (enter shows the whole diff).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
@@ -22,6 +25,7 @@ from textual.widgets.option_list import Option
 from engine.printable import printable
 from widgets.gauge import format_tokens
 from widgets.pane import Pane, PaneLog
+from widgets.pending_list import PendingList, PendingRow
 
 if TYPE_CHECKING:
     from engine import events
@@ -81,6 +85,7 @@ class SkillsView:
     excluded: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()  # skipped files, shadowed names
     session_started: bool = False
+    pending: tuple[PendingRow, ...] = ()  # writes waiting for approval (skills.write_approval), oldest first
 
 
 class SkillsPane(Pane):
@@ -98,6 +103,23 @@ class SkillsPane(Pane):
         background: $surface;
     }
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "ctrl+a",
+            "approve_pending",
+            "approve",
+            id="skills_approve",
+            tooltip="Approve the highlighted skill write waiting for approval (skills.write_approval)",
+        ),
+        Binding(
+            "ctrl+x",
+            "reject_pending",
+            "reject",
+            id="skills_reject",
+            tooltip="Reject the highlighted skill write waiting for approval; nothing is written",
+        ),
+    ]
 
     class ReloadRequested(Message):
         """The pane wants the index, the tiers and the verdicts read again."""
@@ -121,14 +143,26 @@ class SkillsPane(Pane):
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="skills-intro", classes="pane-body")
+        yield PendingList(
+            "skills",
+            "ctrl+a approve · ctrl+x reject · enter diff",
+            id="skills-pending",
+            classes="pane-body",
+        )
         yield PaneLog(max_entries=100_000, newest_first=True, id="skills-list", classes="pane-body")
 
     @property
     def entries(self) -> PaneLog:
         return self.query_one("#skills-list", PaneLog)
 
+    @property
+    def pending(self) -> PendingList:
+        return self.query_one(PendingList)
+
     def focus_target(self) -> Widget:
-        return self if self.collapsed else self.entries
+        if self.collapsed:
+            return self
+        return self.pending.entries if self.view.pending else self.entries
 
     # What the app calls.
 
@@ -139,6 +173,8 @@ class SkillsPane(Pane):
     def show(self, view: SkillsView) -> None:
         self.view = self._with_loads(view)
         self._summarise()
+        if self.is_mounted:
+            self.pending.show(view.pending)
         self._draw()
 
     def _with_loads(self, view: SkillsView) -> SkillsView:
@@ -198,7 +234,10 @@ class SkillsPane(Pane):
 
     def _summarise(self) -> None:
         indexed, loaded, files = self._counts()
-        parts = [f"{indexed} indexed · {loaded} loaded · {files} file{'s' if files != 1 else ''}"]
+        parts: list[Content | str] = []
+        if self.view.pending:
+            parts += [Content.styled(f"⏸ {len(self.view.pending)} pending", "bold $warning"), " · "]
+        parts.append(f"{indexed} indexed · {loaded} loaded · {files} file{'s' if files != 1 else ''}")
         if self.changed:
             parts.append(f" · {len(self.changed)} changed")
         self.summary = Content.assemble(*parts)
@@ -296,6 +335,14 @@ class SkillsPane(Pane):
 
     def row(self, name: str) -> SkillRow | None:
         return next((r for r in self.view.rows if r.name == name), None)
+
+    def action_approve_pending(self) -> None:
+        if not self.pending.decide("approve"):
+            self.notify("No skill write waits for approval.")
+
+    def action_reject_pending(self) -> None:
+        if not self.pending.decide("reject"):
+            self.notify("No skill write waits for approval.")
 
     def on_option_list_option_selected(self, event: PaneLog.OptionSelected) -> None:
         event.stop()

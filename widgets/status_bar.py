@@ -29,6 +29,7 @@ class StatusState:
     files: str = ""  # how the home is watched when not by file events ("files: polling every 1s")
     sandbox: str = ""  # what confines terminal commands when it is not the sandbox ("terminal: no sandbox")
     guarded: str = ""  # guarded settings changed on disk this session, until a click or a new session
+    overfull: bool = False  # the conversation no longer fits the window and compression cannot help
     hints: str = "^p palette  ^r sessions  f12 keys"
 
 
@@ -100,6 +101,8 @@ class StatusBar(Widget):
             gauge(fraction, 8, self.levels),
             (f" {fraction * 100:.0f}%", LEVEL_STYLE[level]),
         ]
+        if state.overfull:
+            parts.append((" ⚠ too large for the window: /new starts fresh", "bold $error"))
         if state.show_cost:
             parts += [sep, f"${state.cost_usd:.2f}" if state.cost_usd is not None else ("$ –", "dim")]
         parts += [sep, format_elapsed(self.clock() - self.started)]

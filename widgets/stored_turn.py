@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from rich.style import Style as RichStyle
 from textual import on, work
-from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
@@ -22,7 +21,8 @@ from textual.style import Style as VisualStyle
 from textual.visual import Visual
 
 from widgets.line_selection import SelectableLines
-from widgets.transcript_blocks import UserBlock, reply_strips, tool_line, tool_text
+from widgets.paste_chips import PasteLimits
+from widgets.transcript_blocks import UserBlock, reply_strips, tool_line, tool_text, user_content
 
 if TYPE_CHECKING:
     from widgets.transcript_history import HistoryItem
@@ -51,8 +51,12 @@ class StoredTurn(SelectableLines, UserBlock):
             self.replies = replies
             self.width = width
 
-    def __init__(self, items: Sequence[HistoryItem], preview_chars: int) -> None:
-        super().__init__(items[0].text)
+    collapsible = False  # a long message in it is drawn collapsed; enter thaws the turn into blocks
+
+    def __init__(
+        self, items: Sequence[HistoryItem], preview_chars: int, limits: PasteLimits | None = None
+    ) -> None:
+        super().__init__(items[0].text, limits)
         self.items = tuple(items)
         self.preview_chars = preview_chars
         self.ref = items[0].ref
@@ -82,7 +86,7 @@ class StoredTurn(SelectableLines, UserBlock):
         lines: list[Strip] = []
         for index, item in enumerate(self.items):
             if item.kind == "user":
-                user = Content.assemble(("you  ", "bold $secondary"), item.text)
+                user = user_content(item.text, self.limits)
                 lines += Visual.to_strips(self, user, width, None, self._part_style("user"))
             elif item.kind == "reply":
                 lines += [strip.adjust_cell_length(width) for strip in self._replies.get(index, [])]

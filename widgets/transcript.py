@@ -24,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from widgets.pane import Pane
+from widgets.paste_chips import PasteLimits
 from widgets.stored_turn import STORED_TURN_PARTS, StoredTurn
 from widgets.transcript_blocks import (
     ApprovalBlock,
@@ -73,15 +74,15 @@ class Transcript(HistoryWindow, VerticalScroll):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("alt+up,ctrl+up", "cursor_block(-1)", "previous block", id="block_previous"),
         Binding("alt+down,ctrl+down", "cursor_block(1)", "next block", id="block_next"),
-        Binding("enter,space", "toggle_block", "expand", id="block_toggle"),
+        Binding("enter", "toggle_block", "expand", id="block_toggle"),
         Binding(
-            "y",
+            "ctrl+y",
             "copy_block",
             "copy",
             id="copy_block",
             tooltip="Copy the selection, block or last reply",
         ),
-        Binding("end,G", "follow", "follow", id="follow_output", tooltip="Jump to the newest output"),
+        Binding("end", "follow", "follow", id="follow_output", tooltip="Jump to the newest output"),
     ]
 
     class NewOutputBelow(Message):
@@ -106,7 +107,7 @@ class Transcript(HistoryWindow, VerticalScroll):
             self.continued = continued
 
     class CopyRequested(Message):
-        """`y` pressed: the app copies `text` and says which clipboard took it."""
+        """ctrl+y pressed: the app copies `text` and says which clipboard took it."""
 
         def __init__(self, text: str, what: str) -> None:
             super().__init__()
@@ -121,9 +122,11 @@ class Transcript(HistoryWindow, VerticalScroll):
         tool_preview_chars: int = 72,
         live_segment_chars: int = 2000,
         show_reasoning: bool = True,
+        paste_limits: PasteLimits | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
+        self.paste_limits = paste_limits or PasteLimits()
         self.live_segment_chars = live_segment_chars
         self._segment = ""
         self.prune_keep_lines = prune_keep_lines
@@ -158,7 +161,7 @@ class Transcript(HistoryWindow, VerticalScroll):
         await self._finish_segment()
         self._turn_text = []
         self._new_attempt()
-        block = UserBlock(text)
+        block = UserBlock(text, self.paste_limits)
         self._turn_user = block
         self.turn_active = True
         await self._add(block)
@@ -487,6 +490,8 @@ class Transcript(HistoryWindow, VerticalScroll):
             cursor.toggle()
         elif isinstance(cursor, StoredTurn):
             self.call_later(self._thaw_cursor, cursor)
+        elif isinstance(cursor, UserBlock):
+            cursor.toggle()
         elif isinstance(cursor, ApprovalBlock) and cursor.decision is None:
             cursor.query_one("#approve-once").focus()
 

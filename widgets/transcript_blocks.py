@@ -22,8 +22,10 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
+from engine.text_size import size_words
 from widgets.line_selection import SelectableLines
 from widgets.markdown_render import markdown_strips
+from widgets.paste_chips import PasteLimits
 
 if TYPE_CHECKING:
     from engine import events
@@ -60,7 +62,7 @@ Ref = tuple[str, int]
 
 
 class Block(Static):
-    """One entry of the transcript; it knows the text that `y` copies from it.
+    """One entry of the transcript; it knows the text that ctrl+y copies from it.
 
     `ref` / `ref_end` name the first and last stored message the block shows (None while unknown:
     a block of the live turn learns its user message's id when the turn is recorded).
@@ -86,7 +88,28 @@ class Block(Static):
         return ""
 
 
+COLLAPSED_LINES = 3  # of a long message shown while it is collapsed
+
+
+def user_content(text: str, limits: PasteLimits, expanded: bool = False) -> Content:
+    """`you  <message>`; a long message (a big paste) collapsed to its first lines and its size."""
+    if expanded or not limits.is_long(text):
+        return Content.assemble(("you  ", "bold $secondary"), text)
+    first = text[: limits.chars].splitlines()[:COLLAPSED_LINES]
+    shown = "\n".join(line[:200] for line in first)
+    return Content.assemble(
+        ("you  ", "bold $secondary"),
+        shown,
+        "\n",
+        ("▸ ", "dim"),
+        (f"[{size_words(text)}]", "bold $accent"),
+        ("  collapsed; enter on it (or a click) shows it all", "dim"),
+    )
+
+
 class UserBlock(Block):
+    """The person's message; a long one (a big paste) shows collapsed with its size until expanded."""
+
     DEFAULT_CSS = """
     UserBlock {
         margin-top: 1;
@@ -94,9 +117,28 @@ class UserBlock(Block):
     }
     """
 
-    def __init__(self, text: str) -> None:
+    expanded: reactive[bool] = reactive(False, layout=True)
+
+    def __init__(self, text: str, limits: PasteLimits | None = None) -> None:
         self.text = text
-        super().__init__(Content.assemble(("you  ", "bold $secondary"), text))
+        self.limits = limits or PasteLimits()
+        super().__init__("")
+
+    @property
+    def collapsible(self) -> bool:
+        return self.limits.is_long(self.text)
+
+    def toggle(self) -> None:
+        if self.collapsible:
+            self.expanded = not self.expanded
+
+    def render(self) -> Content:
+        return user_content(self.text, self.limits, self.expanded)
+
+    def on_click(self, event: Click) -> None:
+        if self.collapsible:
+            event.stop()
+            self.toggle()
 
     def copy_text(self) -> str:
         return self.text
@@ -511,7 +553,7 @@ class ApprovalBlock(Vertical):
     It is safe to type next to: it never takes the focus (the person may be typing), so keys meant
     for the input can never answer it. Answering is deliberate: `ctrl+o` (the screen's key) moves
     to the question, then ←/→ and enter, or the digit keys. While it has the focus, it swallows
-    every other printable key, so pane keys (`h`, `z`, `y`, `u`) never act around it.
+    every other printable key (with a bell), so a stray letter never acts around it.
     """
 
     DEFAULT_CSS = """

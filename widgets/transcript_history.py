@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from widgets.paste_chips import PasteLimits
 from widgets.transcript_blocks import (
     ApprovalBlock,
     CompactionBlock,
@@ -95,11 +96,11 @@ class HistoryLoaded(Message, bubble=False):
         self.page = page
 
 
-def block_for(item: HistoryItem, preview_chars: int) -> Widget:
+def block_for(item: HistoryItem, preview_chars: int, limits: PasteLimits | None = None) -> Widget:
     """The cheap widget for one stored item."""
     widget: Any
     if item.kind == "user":
-        widget = UserBlock(item.text)
+        widget = UserBlock(item.text, limits)
     elif item.kind == "reply":
         widget = FrozenReply(item.text, list(item.strips), item.width)
     elif item.kind == "tool" and item.call is not None:
@@ -116,7 +117,9 @@ def block_for(item: HistoryItem, preview_chars: int) -> Widget:
     return widget  # type: ignore[no-any-return]
 
 
-def blocks_for(items: Sequence[HistoryItem], preview_chars: int) -> list[Widget]:
+def blocks_for(
+    items: Sequence[HistoryItem], preview_chars: int, limits: PasteLimits | None = None
+) -> list[Widget]:
     """A page's widgets: each whole turn (a user message, its tool calls and replies) as one
     `StoredTurn`; what comes before the first user message, summaries and dividers as blocks."""
     from widgets.stored_turn import StoredTurn
@@ -126,7 +129,7 @@ def blocks_for(items: Sequence[HistoryItem], preview_chars: int) -> list[Widget]
 
     def close_turn() -> None:
         if turn:
-            widgets.append(StoredTurn(turn, preview_chars))
+            widgets.append(StoredTurn(turn, preview_chars, limits))
             turn.clear()
 
     for item in items:
@@ -137,7 +140,7 @@ def blocks_for(items: Sequence[HistoryItem], preview_chars: int) -> list[Widget]
             turn.append(item)
         else:
             close_turn()
-            widgets.append(block_for(item, preview_chars))
+            widgets.append(block_for(item, preview_chars, limits))
     close_turn()
     return widgets
 
@@ -155,6 +158,7 @@ class HistoryWindow:
     prune_keep_lines: int
     prune_excess_lines: int
     tool_preview_chars: int
+    paste_limits: PasteLimits
     history_session: str
     turn_active: bool
     _history_request: int
@@ -327,7 +331,7 @@ class HistoryWindow:
             self.call_after_refresh(self._read_ahead)
 
     async def _load_first(self, page: HistoryPage) -> None:
-        blocks = blocks_for(page.items, self.tool_preview_chars)
+        blocks = blocks_for(page.items, self.tool_preview_chars, self.paste_limits)
         marker = self._top_marker()
         if not marker.is_attached:
             await self.mount(marker, before=0)
@@ -353,7 +357,7 @@ class HistoryWindow:
         marker.set_anchor(page.first if page.items else marker.anchor, page.more_above)
         if not page.items:
             return
-        blocks = blocks_for(page.items, self.tool_preview_chars)
+        blocks = blocks_for(page.items, self.tool_preview_chars, self.paste_limits)
         following = self._first_block_after(marker)
         before_y = following.virtual_region.y if following is not None else 0
         await self.mount_all(blocks, after=marker)
@@ -373,7 +377,7 @@ class HistoryWindow:
             return
         gap.set_loading(False)
         if page.items:
-            blocks = blocks_for(page.items, self.tool_preview_chars)
+            blocks = blocks_for(page.items, self.tool_preview_chars, self.paste_limits)
             await self.mount_all(blocks, before=gap)
         if page.last is not None:
             gap.after = page.last
@@ -473,7 +477,7 @@ class HistoryWindow:
             else item
             for index, item in enumerate(turn.items)
         ]
-        blocks = [block_for(item, self.tool_preview_chars) for item in items]
+        blocks = [block_for(item, self.tool_preview_chars, self.paste_limits) for item in items]
         with self.app.batch_update():
             await self.mount_all(blocks, before=turn)
             if self.cursor is turn:

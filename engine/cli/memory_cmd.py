@@ -1,4 +1,5 @@
-"""`hws memory`: show, add, replace, remove, history, diff and undo, on the same store the agent uses.
+"""`hws memory`: show, add, replace, remove, history, diff and undo, on the same store the agent uses;
+pending, approve and reject for the writes `memory.write_approval` holds back.
 
 Exit codes: 0 when the store accepts (a duplicate add included), 1 when it refuses (the reason on
 stderr, one sentence), 2 on usage or config errors. `--json` prints the tool's result dict.
@@ -12,6 +13,7 @@ import time
 from typing import Any
 
 from engine.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, fail, open_home, print_json
+from engine.cli.pending_actions import add_pending_actions
 from engine.cli.provider_cmd import add_provider_actions
 
 TARGET_CHOICES = ("memory", "user")
@@ -63,6 +65,7 @@ def register(sub: Any) -> None:
     undo.set_defaults(handler=run_undo)
 
     add_provider_actions(actions.add_parser("provider", help="the external memory provider (Honcho)"))
+    add_pending_actions(actions, "memory")
 
 
 def _target(parser: argparse.ArgumentParser) -> None:

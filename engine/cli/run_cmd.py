@@ -57,6 +57,13 @@ def register(sub: Any) -> None:
         help="with the scripted model: append every request it received to FILE as JSON lines",
     )
     parser.add_argument("--cwd", metavar="DIR", help="working directory of the tools (default: here)")
+    parser.add_argument(
+        "--oversized",
+        choices=("file", "cut", "send"),
+        help="when the message alone is larger than the model's context window: save it to a file in "
+        "the project and send its path (file), keep its start and end (cut), or send it anyway (send); "
+        "without this such a message is not sent",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -159,6 +166,7 @@ async def _run_turn(
     except AgentError as exc:
         fail(str(exc), EXIT_USAGE)
     try:
+        text = await _fitted(agent, text, args.oversized)
         async for event in agent.run_turn(text):
             printer.show(event)
         await agent.wait_background(float(config.review.wait_timeout))
@@ -166,6 +174,25 @@ async def _run_turn(
         await agent.close()
     printer.finish(agent.session_id)
     return EXIT_REFUSED if printer.failed else EXIT_OK
+
+
+async def _fitted(agent: Any, text: str, choice: str | None) -> str:
+    """The message to send: as given, or as `--oversized` says when it alone does not fit the window."""
+    from engine.atomic import WriteError
+    from engine.oversized import CHOICE_HELP
+
+    found = await agent.oversized(text)
+    if found is None:
+        return text
+    if choice is None:
+        ways = "; ".join(f"--oversized {name}: {help}" for name, help in CHOICE_HELP.items())
+        fail(f"{found.sentence()} Choose how to go on: {ways}.", EXIT_USAGE)
+    try:
+        fitted = agent.fit_message(text, found, choice)
+    except WriteError as exc:
+        fail(f"The message could not be saved to a file: {exc}", EXIT_REFUSED)
+    print(f"note: {fitted.note}", file=sys.stderr)
+    return str(fitted.text)
 
 
 class TerminalApprover:
@@ -261,6 +288,11 @@ class TextPrinter:
             self.note(f"┊ memory    {data['target']} {data['action']} by {data['who']}: {data['message']}")
         elif kind == "skill_changed":
             self.note(f"┊ skill     {data['action']} {data['name']} by {data['who']}")
+        elif kind == "write_staged":
+            self.note(
+                f"┊ pending   {data['subsystem']} write {data['pending_id']} waits for your approval: "
+                f"{data['summary']} (hws {data['subsystem']} approve {data['pending_id']} / reject)"
+            )
         elif kind == "unsaved_messages":
             if data["waiting"]:
                 self.note(
@@ -281,7 +313,12 @@ class TextPrinter:
             self.failed = True
             self.note(f"error: {data['message']}")
         elif kind == "compression_finished":
-            self.note(f"┊ compressed {data['tokens_before']:,} → {data['tokens_after']:,} tokens")
+            if data["compressed"]:
+                self.note(f"┊ compressed {data['tokens_before']:,} → {data['tokens_after']:,} tokens")
+            elif data["note"]:
+                self.note(f"┊ {data['note']}")
+        elif kind == "conversation_too_large":
+            self.note(f"{'note' if data['fits'] else 'warning'}: {data['message']}")
         elif kind == "session_changed":
             self.note(f"┊ session   now {event.session_id} ({data['reason']})")
         elif kind == "turn_finished":

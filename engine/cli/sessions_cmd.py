@@ -1,4 +1,4 @@
-"""`hws sessions list|show|search|export`: the session database from the command line."""
+"""`hws sessions list|show|search|export|prune`: the session database from the command line."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from engine.cli.common import EXIT_REFUSED, fail, open_home, print_json
+from engine.cli.common import EXIT_REFUSED, EXIT_USAGE, fail, open_home, print_json
 
 
 def register(sub: Any) -> None:
@@ -35,6 +35,14 @@ def register(sub: Any) -> None:
     export.add_argument("id", help="session id (or a unique prefix of one)")
     export.add_argument("--lineage", action="store_true", help="the whole compression chain it belongs to")
     export.set_defaults(handler=run_export)
+
+    prune = commands.add_parser(
+        "prune", help="archive, then delete, ended sessions older than sessions.retention_days"
+    )
+    prune.add_argument("--days", type=float, help="older than this (default sessions.retention_days)")
+    prune.add_argument("--dry-run", action="store_true", help="only list the sessions it would prune")
+    prune.add_argument("--json", action="store_true", help="print as JSON")
+    prune.set_defaults(handler=run_prune)
 
 
 def _run(args: argparse.Namespace, work: Any) -> int:
@@ -205,6 +213,40 @@ def run_export(args: argparse.Namespace) -> int:
             parts.append((record, await store.get_messages(session_id)))
         # A database written by another tool (or before redaction) may still hold a key: never export it.
         sys.stdout.write(store.redactor(export_markdown(parts)))
+        return 0
+
+    return _run(args, work)
+
+
+def run_prune(args: argparse.Namespace) -> int:
+    from engine.sessions.prune import archive_folder, prune_sessions
+
+    home, config = open_home(args)
+    days = float(args.days if args.days is not None else config.sessions.retention_days)
+    if days <= 0:
+        fail("--days must be more than 0.", EXIT_USAGE)
+
+    async def work(store: Any) -> int:
+        if store is None:
+            print("There is no session database yet; nothing to prune.")
+            return 0
+        result = await prune_sessions(store, archive_folder(home), days, dry_run=args.dry_run)
+        if args.json:
+            print_json(
+                {
+                    "pruned": list(result.pruned),
+                    "messages": result.messages,
+                    "archive": str(result.archive) if result.archive else None,
+                    "dry_run": bool(args.dry_run),
+                }
+            )
+        elif args.dry_run:
+            for session_id in result.pruned:
+                print(session_id)
+            count = len(result.pruned)
+            print(f"{count} session(s) older than {days:g} days would be pruned.", file=sys.stderr)
+        else:
+            print(result.sentence(days))
         return 0
 
     return _run(args, work)

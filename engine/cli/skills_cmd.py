@@ -1,4 +1,5 @@
-"""`hws skills`: list, view, index, history, restore, install and scan skills from the shell."""
+"""`hws skills`: list, view, index, history, restore, install and scan skills from the shell; pending,
+approve, reject and diff for the writes `skills.write_approval` holds back."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, fail, open_home, print_json
+from engine.cli.pending_actions import add_pending_actions
 
 EXIT_DANGEROUS = 3
 SCAN_EXIT = {"safe": EXIT_OK, "caution": EXIT_REFUSED, "dangerous": EXIT_DANGEROUS}
@@ -61,6 +63,8 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(handler=run_scan)
+
+    add_pending_actions(commands, "skills", with_diff=True)
 
 
 def _library(args: argparse.Namespace):  # type: ignore[no-untyped-def]

@@ -19,17 +19,18 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from engine import tokens
-    from engine.tools import default_registry
+    from engine.tools.knowledge import agent_registry
 
-    registry = default_registry()
+    registry = agent_registry()  # what `Agent` builds when it is given no registry: the model's list
     if args.json:
         print_json(registry.schemas())
         return 0
     counts = tokens.count_many([json.dumps(tool.schema()) for tool in registry])
     width = max(len(tool.name) for tool in registry)
+    toolset_width = max(len(tool.toolset) for tool in registry)
     for tool, count in zip(registry, counts, strict=True):
         first = tool.description.split(". ")[0].rstrip(".")
-        print(f"{tool.name:<{width}}  {tool.toolset:<9} {count:>4} tokens  {first}")
+        print(f"{tool.name:<{width}}  {tool.toolset:<{toolset_width}} {count:>4} tokens  {first}")
     total = tokens.count(json.dumps(registry.schemas()))
     print(f"{len(registry)} tools, {total:,} tokens of schemas")
     return 0

@@ -21,11 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.compression.boundaries import calls_in_longest_task, plan_boundaries
+from engine.compression.boundaries import Plan, calls_in_longest_task, latest_user_index, plan_boundaries
 from engine.compression.flush import FlushResult, run_flush
 from engine.compression.messages import SENTINEL_FLAG, message_tokens, total_tokens, wire
 from engine.compression.pairs import sanitize_tool_pairs
-from engine.compression.prepass import PrepassLimits, prepass
+from engine.compression.prepass import PrepassLimits, PrepassReport, prepass
+from engine.compression.shorten import shorten_old_messages
 from engine.compression.split import split_session
 from engine.compression.summarize import Summariser, SummaryResult
 from engine.compression.summary_message import (
@@ -36,7 +37,14 @@ from engine.compression.summary_message import (
 )
 from engine.compression.summary_prompt import auto_focus
 from engine.compression.tail import cap_tail_outputs
-from engine.events import CompressionFinished, CompressionPhase, CompressionStarted, Event, Status
+from engine.events import (
+    CompressionFinished,
+    CompressionPhase,
+    CompressionStarted,
+    ConversationTooLarge,
+    Event,
+    Status,
+)
 
 log = logging.getLogger(__name__)
 REASONS = ("threshold", "overflow", "manual")
@@ -65,6 +73,32 @@ class CompressionOutcome:
         if self.tokens_before <= 0:
             return 0.0
         return max(0.0, (self.tokens_before - self.tokens_after) / self.tokens_before)
+
+
+@dataclass
+class Prepared:
+    """What a compression would do, worked out without a model: the plan and the most it could save."""
+
+    clean: list[dict[str, Any]]  # the history without earlier summaries, old oversized messages cut
+    previous: str | None  # the newest earlier summary's body
+    plan: Plan
+    shrunk: list[dict[str, Any]] = field(default_factory=list)  # `clean` with the middle pre-passed
+    report: PrepassReport = field(default_factory=PrepassReport)
+    middle: list[dict[str, Any]] = field(default_factory=list)
+    shortened: int = 0  # old messages cut to fit (a big paste, a huge tool output)
+    best_tokens: int = 0  # the request after compression with an empty summary
+    note: str = ""  # why nothing will be done: nothing to compress, or it cannot save enough
+    latest_tokens: int = 0  # the latest user message's size (never cut: it is the request)
+
+    @property
+    def head(self) -> list[dict[str, Any]]:
+        return self.clean[: self.plan.head_end]
+
+    @property
+    def following(self) -> list[dict[str, Any]]:
+        """What comes after the summary: the latest user message when it was in the middle, then the tail."""
+        kept = self.plan.kept_user
+        return ([self.clean[kept]] if kept is not None else []) + self.clean[self.plan.tail_start :]
 
 
 def strip_flush_leftovers(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -112,6 +146,8 @@ class Compressor:
         self.auto_stopped = False  # two compressions in a row saved too little
         self.frozen = False  # abort_on_summary_failure stopped compression until a manual one works
         self.compressions = 0  # done by this compressor, for a status bar
+        self.declined = False  # the last compression was not worth doing: the next one like it says nothing
+        self.overfull = ""  # while the conversation does not fit and cannot be shortened: the sentence said
         self._status_session = ""
 
     # -- the trigger
@@ -147,18 +183,42 @@ class Compressor:
         focus: str | None = None,
         ctx: Any,
     ) -> CompressionOutcome:
-        """Run the three phases; on any failure the history comes back usable and the turn goes on."""
+        """Run the three phases; on any failure the history comes back usable and the turn goes on.
+
+        A compression that cannot save `min_savings` of the context is not done (no new session). It
+        is worked out without a model first, so asking again for a conversation that did not change
+        in kind costs no model call, and says nothing again (unless asked by hand).
+        """
         started = time.perf_counter()
         reason = reason if reason in REASONS else "manual"
         self._status_session = session_id
         history = strip_flush_leftovers(messages)
         fixed = int(system_prompt_tokens) + int(tool_schema_tokens)
         tokens_before = fixed + total_tokens(history)
+        prepared: Prepared | None = None
+        with contextlib.suppress(Exception):  # a plan that fails is made again below, where it is reported
+            prepared = self._prepare(history, fixed, tokens_before, context_length)
+        if prepared is not None and prepared.note and self.declined and reason != "manual":
+            await self._say_if_too_large(session_id, tokens_before, context_length, prepared, reason)
+            outcome = self._unchanged(session_id, history, tokens_before, reason, prepared.note)
+            await self._judge_savings(outcome)
+            return outcome
         await self._send(CompressionStarted(session_id, reason, tokens_before))
         model_seconds = [0.0]
         try:
+            if prepared is None:
+                prepared = self._prepare(history, fixed, tokens_before, context_length)
             outcome = await self._run(
-                session_id, history, fixed, tokens_before, context_length, reason, focus, ctx, model_seconds
+                session_id,
+                history,
+                prepared,
+                fixed,
+                tokens_before,
+                context_length,
+                reason,
+                focus,
+                ctx,
+                model_seconds,
             )
         except asyncio.CancelledError:
             raise
@@ -166,19 +226,7 @@ class Compressor:
             log.exception("compression of %s failed", session_id)
             note = f"Compression failed ({type(exc).__name__}: {exc}); the conversation goes on uncompressed."
             await self._send(Status(session_id, "error", note))
-            outcome = CompressionOutcome(
-                session_id,
-                list(messages),
-                "",
-                (),
-                tokens_before,
-                tokens_before,
-                session_id,
-                reason,
-                False,
-                "",
-                note,
-            )
+            outcome = self._unchanged(session_id, list(messages), tokens_before, reason, note)
         total = time.perf_counter() - started
         timings = {"total_s": total, "model_s": model_seconds[0], "own_s": max(0.0, total - model_seconds[0])}
         outcome = CompressionOutcome(**{**outcome.__dict__, "timings": timings})
@@ -198,10 +246,84 @@ class Compressor:
         await self._judge_savings(outcome)
         return outcome
 
+    def _unchanged(
+        self, session_id: str, history: list[dict[str, Any]], tokens: int, reason: str, note: str = ""
+    ) -> CompressionOutcome:
+        return CompressionOutcome(
+            session_id, history, "", (), tokens, tokens, session_id, reason, False, "", note
+        )
+
+    def worth_doing(self, tokens_before: int, tokens_after: int) -> bool:
+        """A compression must save `min_savings` of the context: a new session, a summary call and a cold
+        prompt cache are what it costs, and a saving smaller than that is not a compression."""
+        saved = tokens_before - tokens_after
+        return saved > 0 and saved >= float(self.section.min_savings) * tokens_before
+
+    def _prepare(
+        self, history: list[dict[str, Any]], fixed: int, tokens_before: int, context_length: int
+    ) -> Prepared:
+        """The plan of a compression, with no model: what is kept, what is summarised, the best outcome."""
+        section = self.section
+        clean, previous = take_previous_summaries(history)
+        previous = without_tasks(previous) if previous else previous
+        latest = latest_user_index(clean)
+        limit = int(context_length * float(section.oversized_message_share))
+        clean, shortened = shorten_old_messages(clean, limit, latest)
+        counts = message_tokens(clean)
+        plan = plan_boundaries(
+            clean,
+            counts,
+            protect_first_n=int(section.protect_first_n),
+            protect_last_n=int(section.protect_last_n),
+            tail_budget=int(self.threshold_tokens(context_length) * float(section.target_ratio)),
+        )
+        prepared = Prepared(clean, previous, plan, shortened=shortened)
+        prepared.latest_tokens = counts[latest] if latest is not None else 0
+        if plan.empty and not shortened:
+            prepared.note = "Nothing to compress: every message is in the protected head or tail."
+            return prepared
+        prepared.shrunk, prepared.report = prepass(
+            clean, plan.head_end, plan.tail_start, PrepassLimits.from_config(section)
+        )
+        if plan.kept_user is not None:
+            prepared.shrunk[plan.kept_user] = clean[plan.kept_user]
+        prepared.middle = plan.middle(prepared.shrunk)
+        best = self._assemble(prepared, "", fixed, context_length)[0]
+        prepared.best_tokens = fixed + total_tokens(best)
+        if not self.worth_doing(tokens_before, prepared.best_tokens):
+            prepared.note = self._too_little(tokens_before, prepared.best_tokens, at_most=True)
+        return prepared
+
+    def _too_little(self, before: int, after: int, *, at_most: bool) -> str:
+        saved = max(0, before - after)
+        share = saved / before if before else 0.0
+        return (
+            f"Not compressed: it would save {'at most ' if at_most else ''}{saved:,} of {before:,} tokens "
+            f"({share:.0%}), under compression.min_savings ({float(self.section.min_savings):.0%}); the "
+            "conversation is kept as it is."
+        )
+
+    def _assemble(
+        self, prepared: Prepared, summary: str, fixed: int, context_length: int
+    ) -> tuple[list[dict[str, Any]], int, int, int]:
+        """The compressed history: head, the summary (none when empty), what follows; tool pairs whole and,
+        when the tail alone is still too big, its older tool outputs cut. (messages, orphans, stubs, cut)."""
+        head, following = prepared.head, prepared.following
+        placed = place_summary(head, summary, following) if summary.strip() else [*head, *following]
+        compressed, orphans, stubs = sanitize_tool_pairs(placed)
+        compressed, capped = cap_tail_outputs(
+            compressed,
+            len(head),
+            int(self.section.tail_tool_output_chars),
+            self.threshold_tokens(context_length) - fixed,
+        )
+        return compressed, orphans, stubs, capped
+
     async def _run(
         self,
         session_id: str,
         history: list[dict[str, Any]],
+        prepared: Prepared,
         fixed: int,
         tokens_before: int,
         context_length: int,
@@ -211,58 +333,50 @@ class Compressor:
         model_seconds: list[float],
     ) -> CompressionOutcome:
         section = self.section
-        unchanged = CompressionOutcome(
-            session_id, history, "", (), tokens_before, tokens_before, session_id, reason, False
-        )
-        clean, previous = take_previous_summaries(history)
-        previous = without_tasks(previous) if previous else previous
-        counts = message_tokens(clean)
-        tail_budget = int(self.threshold_tokens(context_length) * float(section.target_ratio))
-        plan = plan_boundaries(
-            clean,
-            counts,
-            protect_first_n=int(section.protect_first_n),
-            protect_last_n=int(section.protect_last_n),
-            tail_budget=tail_budget,
-        )
-        if plan.empty:
-            note = "Nothing to compress: every message is in the protected head or tail."
-            await self._phase(session_id, "summarize", tokens_before, tokens_before, skipped=note)
-            return CompressionOutcome(**{**unchanged.__dict__, "note": note})
-        shrunk, report = prepass(clean, plan.head_end, plan.tail_start, PrepassLimits.from_config(section))
-        if plan.kept_user is not None:
-            shrunk[plan.kept_user] = clean[plan.kept_user]
-        middle = plan.middle(shrunk)
+        unchanged = self._unchanged(session_id, history, tokens_before, reason)
+        if prepared.note:
+            await self._phase(session_id, "summarize", tokens_before, tokens_before, skipped=prepared.note)
+            await self._decline(session_id, tokens_before, context_length, prepared, reason)
+            return CompressionOutcome(**{**unchanged.__dict__, "note": prepared.note})
+        clean, plan, middle, previous = prepared.clean, prepared.plan, prepared.middle, prepared.previous
+        flush = FlushResult(skipped="nothing is dropped: only old oversized messages are cut")
+        summary = SummaryResult(previous or "", "none", 0)
+        if middle:
+            # Phase 1: memory flush
+            flush = await self._flush(
+                session_id,
+                prepared.shrunk,
+                previous,
+                plan.head_end,
+                middle,
+                context_length,
+                ctx,
+                tokens_before,
+            )
+            model_seconds[0] += flush.model_seconds
 
-        # Phase 1: memory flush
-        flush = await self._flush(
-            session_id, shrunk, previous, plan.head_end, middle, context_length, ctx, tokens_before
-        )
-        model_seconds[0] += flush.model_seconds
-
-        # Phase 2: summary of the middle
-        summary = await self.summariser.summarise(
-            middle,
-            previous=previous,
-            focus=focus,
-            recent_asks=auto_focus(clean, int(section.auto_focus_chars)) if not focus else "",
-            context_length=context_length,
-            middle_tokens=total_tokens(middle),
-        )
-        model_seconds[0] += summary.model_seconds
-        if summary.source == "fallback" and section.abort_on_summary_failure:
-            return await self._abort(unchanged, summary, flush)
-        head = clean[: plan.head_end]
-        following = ([clean[plan.kept_user]] if plan.kept_user is not None else []) + clean[plan.tail_start :]
-        summary.text = with_tasks(summary.text, open_tasks(ctx))
-        compressed, orphans, stubs = sanitize_tool_pairs(place_summary(head, summary.text, following))
-        compressed, capped = cap_tail_outputs(  # only when the tail alone is still too big
-            compressed,
-            len(head),
-            int(section.tail_tool_output_chars),
-            self.threshold_tokens(context_length) - fixed,
-        )
+            # Phase 2: summary of the middle
+            summary = await self.summariser.summarise(
+                middle,
+                previous=previous,
+                focus=focus,
+                recent_asks=auto_focus(clean, int(section.auto_focus_chars)) if not focus else "",
+                context_length=context_length,
+                middle_tokens=total_tokens(middle),
+            )
+            model_seconds[0] += summary.model_seconds
+            if summary.source == "fallback" and section.abort_on_summary_failure:
+                return await self._abort(unchanged, summary, flush)
+        if summary.text.strip():
+            summary.text = with_tasks(summary.text, open_tasks(ctx))
+        compressed, orphans, stubs, capped = self._assemble(prepared, summary.text, fixed, context_length)
         tokens_after = fixed + total_tokens(compressed)
+        if not self.worth_doing(tokens_before, tokens_after):
+            prepared.note = self._too_little(tokens_before, tokens_after, at_most=False)
+            await self._phase(session_id, "summarize", tokens_before, tokens_before, skipped=prepared.note)
+            await self._decline(session_id, tokens_before, context_length, prepared, reason)
+            note = prepared.note
+            return CompressionOutcome(**{**unchanged.__dict__, "flushed": tuple(flush.writes), "note": note})
         await self._phase(
             session_id,
             "summarize",
@@ -278,13 +392,14 @@ class Compressor:
             summarised=len(middle),
             tail=len(clean) - plan.tail_start,
             kept_user=plan.kept_user is not None,
-            shrunk_outputs=report.shrunk,
-            duplicates=report.duplicates,
-            args_cut=report.args_cut,
-            images_dropped=report.images_dropped,
+            shrunk_outputs=prepared.report.shrunk,
+            duplicates=prepared.report.duplicates,
+            args_cut=prepared.report.args_cut,
+            images_dropped=prepared.report.images_dropped,
             orphans_dropped=orphans,
             stubs_added=stubs,
             tail_outputs_cut=capped,
+            oversized_cut=prepared.shortened,
             digested_without_model=summary.digested_messages,
         )
 
@@ -316,7 +431,9 @@ class Compressor:
                 error=note,
             )
         self.frozen = False
+        self.declined = False
         self.compressions += 1
+        await self._say_if_too_large(new_id, tokens_after, context_length, prepared, "")
         return CompressionOutcome(
             new_session_id=new_id,
             messages=written,
@@ -331,6 +448,39 @@ class Compressor:
             note=note,
             message_ids=ids,
         )
+
+    async def _decline(
+        self, session_id: str, tokens: int, context_length: int, prepared: Prepared, reason: str
+    ) -> None:
+        """Nothing is done: remember it (the next attempt like it is quiet) and say once if it cannot fit."""
+        self.declined = True
+        await self._say_if_too_large(session_id, tokens, context_length, prepared, reason)
+
+    async def _say_if_too_large(
+        self, session_id: str, tokens: int, context_length: int, prepared: Prepared, reason: str
+    ) -> None:
+        """One `ConversationTooLarge` when the conversation stops fitting, one when it fits again.
+
+        It does not fit when it passes the window as counted here, or when the provider refused it
+        (`overflow`) and nothing was made shorter. Only a compression that was done (`reason` empty)
+        says it fits again: a count here under the window does not overrule the provider's refusal.
+        """
+        too_large = (context_length > 0 and tokens >= context_length) or reason == "overflow"
+        if too_large and not self.overfull:
+            self.overfull = overfull_sentence(tokens, context_length, prepared.latest_tokens)
+            await self._send(ConversationTooLarge(session_id, tokens, context_length, self.overfull))
+        elif not too_large and self.overfull and not reason:
+            self.overfull = ""
+            await self._send(
+                ConversationTooLarge(
+                    session_id,
+                    tokens,
+                    context_length,
+                    f"The conversation fits the context window again ({tokens:,} of {context_length:,} "
+                    "tokens).",
+                    fits=True,
+                )
+            )
 
     async def _flush(
         self,
@@ -413,6 +563,8 @@ class Compressor:
         stop = len(self.recent_savings) == 2 and all(s < minimum for s in self.recent_savings)
         if stop and not self.auto_stopped:
             self.auto_stopped = True
+            if self.overfull:
+                return  # the notice that the conversation does not fit already says what to do
             shares = " and ".join(f"{s:.0%}" for s in self.recent_savings)
             await self._send(
                 Status(
@@ -443,6 +595,20 @@ class Compressor:
                 await result
 
 
+def overfull_sentence(tokens: int, window: int, latest_tokens: int) -> str:
+    """What to do when the conversation does not fit the window and compression cannot shorten it."""
+    head = (
+        f"The conversation no longer fits the model's context window ({tokens:,} tokens; the window is "
+        f"{window:,}), and compression cannot shorten it enough"
+    )
+    if latest_tokens * 2 >= window:
+        return (
+            f"{head}: the latest message alone is {latest_tokens:,} tokens. Send a short message next (the "
+            "big one is then cut to its start and end), or /new and send the text saved as a file."
+        )
+    return f"{head}. Start a fresh session with /new (memory and skills carry over)."
+
+
 def summary_of(outcome: CompressionOutcome) -> str:
     """One line for a CLI or status bar."""
     saved = outcome.tokens_before - outcome.tokens_after
@@ -454,4 +620,11 @@ def summary_of(outcome: CompressionOutcome) -> str:
     )
 
 
-__all__ = ["REASONS", "CompressionOutcome", "Compressor", "strip_flush_leftovers", "summary_of"]
+__all__ = [
+    "REASONS",
+    "CompressionOutcome",
+    "Compressor",
+    "overfull_sentence",
+    "strip_flush_leftovers",
+    "summary_of",
+]

@@ -36,6 +36,17 @@ SYSTEM = (
     "You are the assistant of the conversation below, pausing before its older turns are compacted. "
     "This step only saves durable knowledge with the tools offered; the user does not see your reply."
 )
+# The same step when a session ends (`memory.flush_min_turns`) rather than being compacted.
+END_SENTINEL = (
+    "[System: This session is ending. Save anything worth remembering with the memory tool now: first "
+    "the user's preferences, corrections and recurring patterns, then durable facts about the "
+    "environment; skip task progress, which the session record keeps. Do not repeat what the memory "
+    "files already hold. When nothing is worth saving, just answer 'nothing to save'.]"
+)
+END_SYSTEM = (
+    "You are the assistant of the conversation below, which is about to end. This step only saves "
+    "durable knowledge with the tools offered; the user does not see your reply."
+)
 INPUT_SHARE = 0.70  # of the window, for the flush request besides what is kept for the reply (at most 1/4)
 
 
@@ -115,6 +126,8 @@ async def run_flush(
     keep_first: int,
     offer_skills: bool,
     section: Any,
+    system_text: str = SYSTEM,
+    sentinel_text: str = SENTINEL,
 ) -> FlushResult:
     """Offer the model the memory tool (and maybe skill_manage) once, and report what it saved."""
     result = FlushResult()
@@ -129,8 +142,9 @@ async def run_flush(
     if "memory" not in result.offered:
         result.skipped = "the memory tool is not registered"
         return result
-    system = "\n\n".join(part for part in (SYSTEM, guidance_text(result.offered), memory_view(ctx)) if part)
-    sentinel = SENTINEL + ("\n" + SKILL_HINT if "skill_manage" in result.offered else "")
+    parts = (system_text, guidance_text(result.offered), memory_view(ctx))
+    system = "\n\n".join(part for part in parts if part)
+    sentinel = sentinel_text + ("\n" + SKILL_HINT if "skill_manage" in result.offered else "")
     fixed = sum(
         message_tokens([{"role": "system", "content": system}, {"role": "user", "content": sentinel}])
     )

@@ -22,10 +22,10 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
@@ -56,6 +56,8 @@ from engine.sessions.records import (
 )
 from engine.sessions.search import Searcher, SearchResult
 from engine.sessions.text import DB_ERRORS, tolerant_text
+
+T = TypeVar("T")
 
 # Hermes' per-model usage table (schema 20+), kept in step so its insights see our sessions too.
 _USAGE_UPSERT = """
@@ -322,6 +324,29 @@ class SessionStore(LineageMixin):
                 if self._conn.in_transaction:
                     await self._conn.execute("ROLLBACK")
                 raise self._failed(exc) from exc
+
+    async def run_in_transaction(self, work: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
+        """`work(connection)` between BEGIN IMMEDIATE and COMMIT, alone on this store; ROLLBACK if it raises.
+
+        For work that must read and write as one step (pruning: what it archives is what it deletes).
+        """
+        self._check_writable()
+        async with self._lock:
+            try:
+                await self._conn.execute("BEGIN IMMEDIATE")
+                result = await work(self._conn)
+                await self._conn.execute("COMMIT")
+            except BaseException as exc:
+                if self._conn.in_transaction:
+                    await self._conn.execute("ROLLBACK")
+                if isinstance(exc, DB_ERRORS):
+                    raise self._failed(exc) from exc
+                raise
+            return result
+
+    def forget_sessions(self, session_ids: Iterable[str]) -> None:
+        """Sessions deleted through `run_in_transaction` are no longer known to exist."""
+        self._known_sessions.difference_update(session_ids)
 
     def _failed(self, exc: sqlite3.Error) -> StoreError:
         error = explain(exc, self.path)

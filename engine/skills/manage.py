@@ -146,7 +146,7 @@ class SkillManager:
         seen = {(f.rule, f.file, f.match) for f in before.findings} if before else set()
         return [f for f in after.findings if f.severity == CRITICAL and (f.rule, f.file, f.match) not in seen]
 
-    def _existing(self, catalog: Catalog, name: object) -> tuple[Skill | None, dict[str, Any] | None]:
+    def existing(self, catalog: Catalog, name: object) -> tuple[Skill | None, dict[str, Any] | None]:
         skill, problem = find_skill(catalog, name)
         if problem:
             return None, problem
@@ -222,7 +222,7 @@ class SkillManager:
             return error(f"Unknown action {action!r}; use one of: {', '.join(ACTIONS)}.")
         if not args.get("name"):
             return error("name is required.")
-        refused = self._secret_refusal(args)
+        refused = self.secret_refusal(args)
         if refused is not None:
             return refused
         try:
@@ -240,7 +240,7 @@ class SkillManager:
         except (WriteError, OSError) as exc:
             return error(f"Could not {action} skill '{args.get('name')}': {exc}")
 
-    def _secret_refusal(self, args: dict[str, Any]) -> dict[str, Any] | None:
+    def secret_refusal(self, args: dict[str, Any]) -> dict[str, Any] | None:
         """A write whose text holds a known secret or a key's shape is refused, the secret never echoed."""
         redactor = home_redactor(self.home.root)
         for field_name in SECRET_CHECKED_FIELDS:
@@ -253,7 +253,7 @@ class SkillManager:
                 )
         return None
 
-    def _content_problem(self, content: object, name: str) -> str | None:
+    def content_problem(self, content: object, name: str) -> str | None:
         problem = fm.content_error(content)
         if problem:
             return problem
@@ -279,7 +279,7 @@ class SkillManager:
             problem = fm.name_error(category, "category")
             if problem:
                 return error(problem)
-        problem = self._content_problem(content, name)
+        problem = self.content_problem(content, name)
         if problem:
             return error(problem)
         catalog = self.library.catalog()
@@ -311,12 +311,12 @@ class SkillManager:
         return result
 
     def _edit(self, args: dict[str, Any]) -> dict[str, Any]:
-        skill, problem = self._existing(self.library.catalog(), args.get("name"))
+        skill, problem = self.existing(self.library.catalog(), args.get("name"))
         if problem:
             return problem
         assert skill is not None
         content = args.get("content")
-        bad = self._content_problem(content, skill.name)
+        bad = self.content_problem(content, skill.name)
         if bad:
             return error(bad)
         before = self._scan(skill.skill_dir, skill.name) if self._guard_on() else None
@@ -325,9 +325,7 @@ class SkillManager:
         change.write(skill.skill_md, fm.normalise_text(str(content)))
         return self._finish(change, skill.name, "edit", f"Skill '{skill.name}' updated.", before)
 
-    def _support_path(
-        self, skill: Skill, file_path: object
-    ) -> tuple[Path | None, str, dict[str, Any] | None]:
+    def support_path(self, skill: Skill, file_path: object) -> tuple[Path | None, str, dict[str, Any] | None]:
         problem = relative_path_error(file_path)
         if problem:
             return None, "", error(problem)
@@ -347,7 +345,7 @@ class SkillManager:
             return None, rel, error(str(exc))
 
     def _patch(self, args: dict[str, Any]) -> dict[str, Any]:
-        skill, problem = self._existing(self.library.catalog(), args.get("name"))
+        skill, problem = self.existing(self.library.catalog(), args.get("name"))
         if problem:
             return problem
         assert skill is not None
@@ -360,7 +358,7 @@ class SkillManager:
         if file_path == SKILL_FILE:
             target, rel = skill.skill_md, SKILL_FILE
         else:
-            target, rel, problem = self._support_path(skill, file_path)
+            target, rel, problem = self.support_path(skill, file_path)
             if problem:
                 return problem
             assert target is not None
@@ -371,7 +369,7 @@ class SkillManager:
             text = fm.normalise_text(raw.decode("utf-8"))
         except UnicodeDecodeError:
             return error(f"'{rel}' is not UTF-8 text; it cannot be patched.")
-        replaced, count = self._replace(text, old, new, bool(args.get("replace_all")))
+        replaced, count = self.replace_text(text, old, new, bool(args.get("replace_all")))
         if replaced is None:
             preview = text[:PREVIEW_CHARS]
             if count == 0:
@@ -382,7 +380,7 @@ class SkillManager:
                 file_preview=preview,
             )
         if rel == SKILL_FILE:
-            bad = self._content_problem(replaced, skill.name)
+            bad = self.content_problem(replaced, skill.name)
             if bad:
                 return error(f"The patch would leave SKILL.md invalid: {bad} Nothing was changed.")
         elif len(replaced.encode("utf-8")) > int(self.settings.max_support_file_bytes):
@@ -396,7 +394,7 @@ class SkillManager:
         return self._finish(change, skill.name, "patch", message, before, {"replacements": count})
 
     @staticmethod
-    def _replace(text: str, old: str, new: str, replace_all: bool) -> tuple[str | None, int]:
+    def replace_text(text: str, old: str, new: str, replace_all: bool) -> tuple[str | None, int]:
         count = text.count(old)
         if count == 1 or (count > 1 and replace_all):
             return text.replace(old, new), count
@@ -411,11 +409,11 @@ class SkillManager:
         return None, len(matches)
 
     def _write_file(self, args: dict[str, Any]) -> dict[str, Any]:
-        skill, problem = self._existing(self.library.catalog(), args.get("name"))
+        skill, problem = self.existing(self.library.catalog(), args.get("name"))
         if problem:
             return problem
         assert skill is not None
-        target, rel, problem = self._support_path(skill, args.get("file_path"))
+        target, rel, problem = self.support_path(skill, args.get("file_path"))
         if problem:
             return problem
         assert target is not None
@@ -437,11 +435,11 @@ class SkillManager:
         )
 
     def _remove_file(self, args: dict[str, Any]) -> dict[str, Any]:
-        skill, problem = self._existing(self.library.catalog(), args.get("name"))
+        skill, problem = self.existing(self.library.catalog(), args.get("name"))
         if problem:
             return problem
         assert skill is not None
-        target, rel, problem = self._support_path(skill, args.get("file_path"))
+        target, rel, problem = self.support_path(skill, args.get("file_path"))
         if problem:
             return problem
         assert target is not None
@@ -458,7 +456,7 @@ class SkillManager:
 
     def _delete(self, args: dict[str, Any]) -> dict[str, Any]:
         catalog = self.library.catalog()
-        skill, problem = self._existing(catalog, args.get("name"))
+        skill, problem = self.existing(catalog, args.get("name"))
         if problem:
             return problem
         assert skill is not None

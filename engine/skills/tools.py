@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.config import Config, defaults
-from engine.events import Event, SkillChanged, SkillLoaded
+from engine.events import Event, SkillChanged, SkillLoaded, WriteStaged
 from engine.home import Home
 from engine.skills.gate import refusal
 from engine.skills.index import SkillIndex
@@ -18,6 +18,7 @@ from engine.skills.library import SkillLibrary
 from engine.skills.manage import ACTIONS, SkillManager
 from engine.skills.tiers import SessionTiers
 from engine.skills.view import error, find_skill, view_file, view_skill
+from engine.write_approval import gate_on, stage_skill
 
 SKILLS_LIST_SCHEMA: dict[str, Any] = {
     "name": "skills_list",
@@ -100,6 +101,7 @@ class SkillTools:
         self.session_id = session_id
         self.tiers = tiers if tiers is not None else SessionTiers(session_id)
         self.manager = SkillManager(self.library, who)
+        self.write_approval = gate_on(self.config, "skills", who)  # the agent's writes wait for the person
 
     def index(self, budget: int | None = None) -> SkillIndex:
         """The Tier 1 text for this session's prompt; recorded as what the session has indexed."""
@@ -175,6 +177,16 @@ class SkillTools:
         return result
 
     def skill_manage(self, args: dict[str, Any]) -> dict[str, Any]:
+        if self.write_approval:
+            result = stage_skill(self, args)
+            if result.get("staged"):
+                who = self.who
+                self._emit(
+                    WriteStaged(
+                        self.session_id, "skills", result["pending_id"], result["action"], result["gist"], who
+                    )
+                )
+            return result
         result = self.manager.run(args)
         if result.get("success"):
             self._emit(

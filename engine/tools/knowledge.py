@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from engine.events import MemoryWritten
+from engine.events import MemoryWritten, WriteStaged
 from engine.skills.tools import SKILL_MANAGE_SCHEMA, SKILL_VIEW_SCHEMA, SKILLS_LIST_SCHEMA
 from engine.tools.context import ToolContext
 from engine.tools.preview import one_line, quoted
@@ -112,6 +112,14 @@ async def _memory(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     result, journal_id, action = await asyncio.to_thread(write)
     ok = bool(result.get("success"))
     message = str(result.get("message") or result.get("error") or "")
+    if result.get("staged"):
+        from engine.write_approval import memory_payload, memory_summary
+
+        pending_id = str(result["pending_id"])
+        summary = memory_summary(memory_payload(args, target))
+        action_name = str(args.get("action") or "batch")
+        await ctx.send(WriteStaged(ctx.session_id, "memory", pending_id, action_name, summary, memory.who))
+        return ToolResult(result, ok=True, summary=f"staged for approval ({pending_id})")
     if journal_id:
         await ctx.send(
             MemoryWritten(
@@ -149,7 +157,9 @@ def _skill_handler(tool: str) -> Any:
                 return ToolResult({"success": False, "error": refused}, ok=False, summary=f"error: {refused}")
         result = await asyncio.to_thread(skills.call, tool, args)
         ok = bool(result.get("success", True))
-        if ok:
+        if result.get("staged"):
+            summary = f"staged for approval ({result['pending_id']})"
+        elif ok:
             summary = str(result.get("message") or "")
             if not summary and tool == "skills_list":
                 summary = f"{result.get('count', 0)} skills"

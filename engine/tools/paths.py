@@ -25,6 +25,7 @@ _OWNED_BY_TOOLS = {
     "memories": "is the agent's memory; use the `memory` tool, which checks and journals memory writes",
     "skills": "holds the skills; use the `skill_manage` tool, which scans and journals skill writes",
     "hws": "is the engine's own bookkeeping (journal, history) and is never written by file tools",
+    "pending": "holds the writes waiting for the user's approval; only the user approves or rejects them",
 }
 _ENGINE_FILES = ("state.db", "state.db-wal", "state.db-shm", "state.db-journal")
 _SECRET_FILES = (".env", "auth.json")

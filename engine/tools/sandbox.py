@@ -21,6 +21,7 @@ import re
 import shutil
 import stat
 import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,7 @@ CONTROL_FILES = (
     "memories",
     "skills",
     "hws",
+    "pending",
     "state.db",
     "state.db-wal",
     "state.db-shm",
@@ -158,8 +160,10 @@ def bwrap_argv(
     argv = [binary, "--bind" if work == Path("/") else "--ro-bind", "/", "/"]
     argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     tmp = Path("/tmp").resolve()
-    for shown in (user_home, hermes):  # a home under /tmp stays visible (read-only) over the private /tmp
-        if shown is not None and _within(shown.resolve(), tmp):
+    # Homes, and the programs a command may call (PATH, this Python), that live under /tmp stay
+    # visible, read-only, over the private /tmp.
+    for shown in sorted({*(p for p in (user_home, hermes) if p is not None), *_program_folders()}):
+        if _within(shown.resolve(), tmp) and shown.exists():
             argv += ["--ro-bind", str(shown.resolve()), str(shown.resolve())]
     if work != Path("/"):
         argv += ["--bind", str(work), str(work)]
@@ -183,6 +187,16 @@ def bwrap_argv(
     if not network:
         argv.append("--unshare-net")
     return [*argv, "--chdir", str(cwd), "--"]
+
+
+def _program_folders() -> set[Path]:
+    """Where a command finds its programs and what they load: PATH's folders (a `bin` with its
+    prefix, as a virtual environment's `lib` sits beside it) and this interpreter's prefixes."""
+    folders = {Path(entry) for entry in os.environ.get("PATH", "").split(os.pathsep) if entry}
+    prefixes = {
+        folder.parent if folder.name == "bin" else folder for folder in folders if folder.is_absolute()
+    }
+    return prefixes | {Path(sys.prefix), Path(sys.base_prefix)}
 
 
 def _within(path: Path, folder: Path) -> bool:

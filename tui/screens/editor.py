@@ -2,12 +2,15 @@
 
 Each pane is a `FileEditor`; ctrl+o opens a file in the focused pane, ctrl+s saves it through the
 engine (checked, atomic, journaled; a conflict shows both versions), ctrl+g hands it to $EDITOR, and
-ctrl+t moves it beside the live transcript. Buffers survive leaving the screen: ctrl+e comes back
-to them as they were.
+ctrl+t moves it beside the live transcript (ctrl+t there brings it back to its pane). Buffers survive
+leaving the screen (esc): ctrl+e comes back to them as they were, and hws asks before it quits with
+one unsaved. Inside a pane ctrl+e is line-end, as in any text field; ctrl+home and ctrl+end go to the
+file's start and end.
 """
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
@@ -43,10 +46,11 @@ class EditorScreen(Screen[None]):
         self.initial = initial
         self._opened_initial = False
         self._focus_when_open: FileEditor | None = None  # the pane that takes focus once its file loads
+        self.beside_from: FileEditor | None = None  # the pane whose file went beside the transcript
 
     def compose(self) -> ComposeResult:
         yield Static(
-            Content.assemble(("▾ ", "dim"), ("^e", "bold"), " Editor ", ("— " + HINTS, "dim")),
+            Content.assemble(("▾ ", "dim"), ("Editor", "bold"), " ", ("— " + HINTS, "dim")),
             id="editor-header",
         )
         with Horizontal(id="editor-panes"):
@@ -90,10 +94,32 @@ class EditorScreen(Screen[None]):
         except EditError as exc:
             self.notify(str(exc), severity="warning")
             return
-        self.controller.open(editor, target)
+        self.open_target(target, editor)
 
     def open_target(self, target: EditTarget, editor: FileEditor | None = None) -> None:
-        self.controller.open(editor or self.focused_editor(), target)
+        """Open `target` in `editor` (the focused pane by default). A file already open in a pane is
+        shown there as it is; a pane with unsaved changes is replaced only after asking."""
+        editor = editor or self.focused_editor()
+        showing = self.showing(target)
+        if showing is not None:
+            showing.area.focus()
+            return
+        if editor.has_file and editor.modified:
+            self.app.unsaved.ask(  # type: ignore[attr-defined]
+                [editor], f"open {target.label}", lambda: self._load(editor, target)
+            )
+            return
+        self._load(editor, target)
+
+    def _load(self, editor: FileEditor, target: EditTarget) -> None:
+        self.controller.open(editor, target)
+
+    def showing(self, target: EditTarget) -> FileEditor | None:
+        """The pane that has `target` open, if one has."""
+        for editor in (self.left, self.right):
+            if editor.has_file and os.path.abspath(editor.target.path) == os.path.abspath(target.path):
+                return editor
+        return None
 
     def focused_editor(self) -> FileEditor:
         focused = self.focused
@@ -110,12 +136,7 @@ class EditorScreen(Screen[None]):
 
         def chosen(target: EditTarget | None) -> None:
             if target is not None:
-                if editor.modified:
-                    self.notify(
-                        f"{editor.label} had unsaved changes; they were replaced by {target.label}.",
-                        severity="warning",
-                    )
-                self.controller.open(editor, target)
+                self.open_target(target, editor)
                 editor.area.focus()
 
         self.app.push_screen(FilePickerScreen(where), chosen)
@@ -126,9 +147,19 @@ class EditorScreen(Screen[None]):
             self.notify("Open a file first (ctrl+o), then ctrl+t puts it beside the transcript.")
             return
         app: Any = self.app
-        beside = FileEditor(id="beside-editor", empty_hint="")
         main = app.main_screen
+        there = main.beside
+        if there is not None and there.has_file and there.modified:
+            self.notify(
+                f"{there.label} beside the transcript has unsaved changes: save it (ctrl+s) or bring it "
+                f"back (ctrl+t) first, then ctrl+t moves {editor.label}.",
+                severity="warning",
+                timeout=8,
+            )
+            return
+        beside = FileEditor(id="beside-editor", empty_hint="")
         state = (editor.target, editor.text, editor.base_digest, editor.loaded_text)
+        self.beside_from = editor
         editor.close()
         app.pop_screen()
         await main.open_beside(beside)
@@ -138,9 +169,32 @@ class EditorScreen(Screen[None]):
         )
         beside.area.focus()
 
-    def take_back(self, target: Any, text: str, digest: str, loaded: str) -> None:
-        """A file coming back from beside the transcript, into the left pane."""
-        self.controller.open_state(self.left, target, text, digest, loaded)
+    def pane_for_return(self) -> FileEditor | None:
+        """Where a file coming back from beside the transcript goes: the pane it left if that is
+        still empty, else an empty pane, else one whose file has no unsaved changes; None if both
+        panes hold unsaved changes (nothing is replaced unasked)."""
+        origin = self.beside_from if self.beside_from in (self.left, self.right) else self.left
+        other = self.right if origin is self.left else self.left
+        for editor in (origin, other):
+            if not editor.has_file:
+                return editor
+        for editor in (origin, other):
+            if not editor.modified:
+                return editor
+        return None
+
+    def take_back(self, editor: FileEditor, target: Any, text: str, digest: str, loaded: str) -> None:
+        """A file coming back from beside the transcript, into `editor` (see `pane_for_return`)."""
+        self.controller.open_state(editor, target, text, digest, loaded)
+        editor.area.focus()
 
     def action_close(self) -> None:
+        """esc: back to the workstation; the buffers stay here as they are (ctrl+e comes back)."""
+        unsaved = [editor.label for editor in (self.left, self.right) if editor.has_file and editor.modified]
         self.app.pop_screen()
+        if unsaved:
+            them = "it" if len(unsaved) == 1 else "them"
+            self.app.notify(
+                f"Unsaved: {', '.join(unsaved)}. ctrl+e comes back to {them}; ctrl+q asks before quitting.",
+                timeout=5,
+            )

@@ -1,4 +1,4 @@
-"""The keys screen (f12, or ? in a pane): every binding with its id, its keys now, and what it does.
+"""The keys screen (f12): every binding with its id, its keys now, and what it does.
 
 The ids are what `keys:` in config.yaml rebinds, so the screen doubles as the keymap reference.
 """

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -21,7 +21,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Input, Static, TextArea
 
 from tui import messages
 from tui.app_history import TurnTagged
@@ -31,6 +31,8 @@ from widgets.gauge import GaugeLevels
 from widgets.memory_pane import MemoryPane
 from widgets.next_session import NextSessionBar
 from widgets.pane import Pane
+from widgets.paste_chips import PasteLimits
+from widgets.pending_list import PendingList
 from widgets.prompt import PromptBox, SlashCommand
 from widgets.skills_pane import SkillsPane
 from widgets.status_bar import StatusBar, StatusState
@@ -52,12 +54,14 @@ class MainScreenSettings:
     tool_preview_chars: int = 72
     live_segment_chars: int = 2000
     show_reasoning: bool = True
+    bell_on_complete: bool = False  # ring the terminal bell when a turn ends
     prompt_placeholder: str = ""
     commands: tuple[SlashCommand, ...] = ()
     prompt_max_lines: int = 8
     history_size: int = 500
     memory_pane_entries: int = 200
     context_window: int = 128_000
+    paste_limits: PasteLimits = field(default_factory=PasteLimits)
     levels: GaugeLevels = field(default_factory=GaugeLevels)
     status: StatusState = field(default_factory=StatusState)
 
@@ -172,6 +176,7 @@ class MainScreen(Screen[None]):
                 tool_preview_chars=s.tool_preview_chars,
                 live_segment_chars=s.live_segment_chars,
                 show_reasoning=s.show_reasoning,
+                paste_limits=s.paste_limits,
                 id="transcript",
             )
             yield TranscriptPane(transcript, title=s.title, id="transcript-pane")
@@ -191,6 +196,7 @@ class MainScreen(Screen[None]):
             placeholder=s.prompt_placeholder,
             history_size=s.history_size,
             max_lines=s.prompt_max_lines,
+            paste_limits=s.paste_limits,
             id="prompt",
         )
         yield StatusBar(s.status, levels=s.levels, clock=self.clock, id="status")
@@ -335,6 +341,43 @@ class MainScreen(Screen[None]):
             self.shown = "transcript"
         self.prompt.input.focus()
 
+    def take_typing(self, event: events.Key) -> bool:
+        """A printable key pressed while a pane has the focus is text for the input: the focus moves
+        there at once (so the keys after it follow in order) and the key goes on to it.
+
+        Left alone: a key the focused widget takes as text or as an answer (an editor beside the
+        transcript, the approval question), and a key the person's keymap binds here on purpose.
+        True when the key was taken for the input.
+        """
+        character = event.character
+        if character is None or not character.isprintable():
+            return False
+        focused = self.focused
+        if focused is self.prompt.input:
+            return False
+        if focused is not None and any(
+            node.check_consume_key(event.key, character) for node in focused.ancestors_with_self
+        ):
+            return False
+        bound = self.active_bindings.get(event.key)
+        if bound is not None and bound.enabled and bound.binding.id:
+            return False
+        return self._typing_to_input()
+
+    def take_paste(self) -> bool:
+        """Text pasted while a pane has the focus is for the input too (a pane would drop it)."""
+        focused = self.focused
+        if isinstance(focused, (TextArea, Input)):  # the input, an editor beside the transcript
+            return False
+        return self._typing_to_input()
+
+    def _typing_to_input(self) -> bool:
+        prompt = self.prompt.input
+        if self.folded and self.shown != "transcript":
+            self.shown = "transcript"
+        self.set_focus(prompt, scroll_visible=False)
+        return self.focused is prompt
+
     @on(Pane.FocusRequested)
     def _pane_clicked(self, event: Pane.FocusRequested) -> None:
         self.action_show_pane(event.pane.id.removesuffix("-pane") if event.pane.id else "transcript")
@@ -411,6 +454,14 @@ class MainScreen(Screen[None]):
     def _memory_diff(self, message: MemoryPane.DiffRequested) -> None:
         self.app.show_journal_diff(message.entry_id)  # type: ignore[attr-defined]
 
+    @on(PendingList.DecisionRequested)
+    def _pending_decided(self, message: PendingList.DecisionRequested) -> None:
+        self.app.decide_pending(message.subsystem, message.pending_id, message.decision)  # type: ignore[attr-defined]
+
+    @on(PendingList.DiffRequested)
+    def _pending_diff(self, message: PendingList.DiffRequested) -> None:
+        self.app.show_pending_diff(message.subsystem, message.pending_id)  # type: ignore[attr-defined]
+
     @on(SkillsPane.OpenRequested)
     def _open_skill(self, message: SkillsPane.OpenRequested) -> None:
         self.app.open_skill(message.name, message.path, message.warnings)  # type: ignore[attr-defined]
@@ -440,7 +491,10 @@ class MainScreen(Screen[None]):
         self.compression.reset()
         self.budget.reset_usage()
         self.skills.reset_session()
-        self.status.update_state(compressions=0, cost_usd=None, working=False, note="", guarded="")
+        self.status.update_state(
+            compressions=0, cost_usd=None, working=False, note="", guarded="", overfull=False
+        )
+        self.budget.set_overfull(False)
         self._turn_session = ""
         if message.reason == "model":  # the transcript was just cleared: this notice is the one that stays
             model = self.status.state.model or "another model"
@@ -452,8 +506,7 @@ class MainScreen(Screen[None]):
             text = f"{words.get(message.reason, message.reason)}{target}…"
         await self.transcript.add_notice(text, "info", "↪")
         self.app.refresh_panes()  # type: ignore[attr-defined]
-        # A fresh conversation is for typing: the next letters go to the input, not to the pane that
-        # had the focus (where `h` hid it and the message was lost).
+        # A fresh conversation is for typing: the focus goes back to the input.
         self.action_focus_input()
 
     def _use_session(self, session_id: str) -> None:
@@ -467,8 +520,11 @@ class MainScreen(Screen[None]):
     @on(messages.TurnSubmitted)
     async def _turn_submitted(self, message: messages.TurnSubmitted) -> None:
         pane = self.pane("transcript")
-        if pane.collapsed:  # hidden (h), the message and its reply would go on out of sight
+        if pane.collapsed:  # hidden (f9), the message and its reply would go on out of sight
             pane.collapsed = False
+        # Scrolled up to read, the person who sends wants to see the message and its reply: jump to
+        # the newest output and follow it again.
+        await self.transcript.action_follow()
         await self.transcript.add_user_message(message.text)
         self.status.update_state(working=True, note="")
         self._turn_note = ""
@@ -545,6 +601,17 @@ class MainScreen(Screen[None]):
         who = "" if event.who == "agent" else f" by {event.who}"
         await self.transcript.add_notice(f"skill {event.name} {event.action}{who}: {event.message}", icon="✚")
 
+    @on(messages.WriteStaged)
+    async def _write_staged(self, message: messages.WriteStaged) -> None:
+        event = message.event
+        pane_key = "F2" if event.subsystem == "memory" else "F4"
+        self.app.refresh_panes("memory" if event.subsystem == "memory" else "skills")  # type: ignore[attr-defined]
+        who = "" if event.who == "agent" else f" by {event.who}"
+        name, pending_id = event.subsystem, event.pending_id
+        how = f"{pane_key}, then ctrl+a approves or ctrl+x rejects; or /{name} approve {pending_id}"
+        text = f"{name} write{who} waits for your approval ({pending_id}): {event.summary} — {how}"
+        await self.transcript.add_notice(text, "warning", "⏸")
+
     @on(messages.SkillLoaded)
     def _skill_loaded(self, message: messages.SkillLoaded) -> None:
         self.skills.skill_loaded(message.event)
@@ -602,6 +669,8 @@ class MainScreen(Screen[None]):
         self._turn_note = ""
         self.status.update_state(working=False)
         app = self.app
+        if self.settings.bell_on_complete:
+            app.bell()
         app.refresh_panes("budget")  # type: ignore[attr-defined]
         session = getattr(self, "_turn_session", "") or message.event.session_id
         if block is not None and session:
@@ -639,6 +708,17 @@ class MainScreen(Screen[None]):
             f"session {event.old_session_id} → {event.new_session_id}",
             icon="⇣",
         )
+
+    @on(messages.ConversationTooLarge)
+    async def _conversation_too_large(self, message: messages.ConversationTooLarge) -> None:
+        """Said once when the conversation stops fitting, and once when it fits again."""
+        event = message.event
+        self.status.update_state(overfull=not event.fits)
+        self.budget.set_overfull(not event.fits)
+        if event.fits:
+            await self.transcript.add_notice(event.message, "info", "✓")
+        else:
+            await self.transcript.add_notice(event.message, "warning", "⚠")
 
     @on(messages.SessionChanged)
     async def _session_changed(self, message: messages.SessionChanged) -> None:
