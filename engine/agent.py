@@ -246,8 +246,11 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
     def busy(self) -> bool:
         return self._turn_task is not None and not self._turn_task.done()
 
-    async def run_turn(self, text: str) -> AsyncIterator[Event]:
-        """Run one user turn, yielding its events; `TurnFinished` is always the last one."""
+    async def run_turn(self, text: str, *, command: bool = False) -> AsyncIterator[Event]:
+        """Run one user turn, yielding its events; `TurnFinished` is always the last one.
+
+        `command`: `text` is what a person typed, so a leading `/skill-name` loads that skill into
+        the message (a paste or a piped text that begins with one is sent as it is)."""
         if self.busy:
             raise AgentBusy("A turn is already running; wait for it to finish or interrupt it.")
         try:
@@ -260,7 +263,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
             return
         queue: asyncio.Queue[Any] = asyncio.Queue()
         self._turn_queue = queue
-        task = asyncio.create_task(self._turn(text))
+        task = asyncio.create_task(self._turn(text, command))
         self._turn_task = task
         task.add_done_callback(lambda _t: self._turn_over(queue))
         try:
@@ -295,7 +298,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         task.cancel()
         return True
 
-    async def _turn(self, text: str) -> None:
+    async def _turn(self, text: str, command: bool = False) -> None:
         self.turns += 1
         self._put(TurnStarted(self.session_id, text, self.turns))
         self.memory.start_turn()
@@ -303,9 +306,10 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         state = _TurnState(text)
         interrupted = failed = False
         try:
-            if not self._unanswered(text):  # else the same question again (/retry after a failure)
-                await self._append("user", text)
-                self.history.append({"role": "user", "content": text})
+            sent = state.text = self._skill_invocation(text) if command else text
+            if not self._unanswered(sent):  # else the same question again (/retry after a failure)
+                await self._append("user", sent)
+                self.history.append({"role": "user", "content": sent})
                 if self.host is not None:
                     self.host.mirror("user", text)
             layer = await self._provider_layer(text)
@@ -340,6 +344,15 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
             self._start_review(due, state.tool_calls)
         if self.host is not None:
             self.host.after_turn(text)
+
+    def _skill_invocation(self, text: str) -> str:
+        """`/skill-name instruction` as the message that loads the skill (Tier 2) for this turn."""
+        from engine.skills.invoke import turn_message
+
+        message, warning = turn_message(self.skills, text)
+        if warning:
+            self._put(Status(self.session_id, "warning", warning))
+        return message
 
     def _unanswered(self, text: str) -> bool:
         """`text` is the conversation's last message, left without an answer by a turn that failed: it

@@ -4,6 +4,7 @@ gets) and the skills pane shows it as loaded. Text that only looks like one goes
 
 from __future__ import annotations
 
+import json
 import os
 from functools import partial
 from pathlib import Path
@@ -13,10 +14,12 @@ import pytest
 from textual.message import Message
 
 from engine.config import load_config
+from tests.fault_support import assert_clean_exit, hws, stored_messages, write_config, write_scenario
 from tests.tui_support import make_home, pause_until, scripted_model, settle, turn_done
 from tui.agent_port import AgentBuilder, with_overrides
 from tui.app import HwsApp
 from tui.catalogs import skill_catalog
+from tui.read_history import as_typed
 
 SKILL = """---
 name: static-site-navbar
@@ -79,7 +82,8 @@ async def test_a_skill_command_completed_with_tab_loads_the_skill_for_that_turn(
         sent = last_user_message(scripted)
         assert sent.startswith('[IMPORTANT: The user has invoked the "static-site-navbar" skill'), sent[:200]
         assert "Keep the links in site order: home, docs, changelog." in sent
-        assert "The user's instruction: for the changelog page" in sent
+        instruction = "The user has provided the following instruction alongside the skill invocation: "
+        assert sent.endswith(instruction + "for the changelog page"), sent[-200:]
         assert "[Skill directory: " in sent and "static-site-navbar]" in sent
 
         skills_pane = app.main_screen.skills
@@ -103,4 +107,53 @@ def test_text_that_only_looks_like_a_skill_command_goes_as_typed(hermes_home: Pa
     assert skills.tiers.get("static-site-navbar") is None, "nothing was loaded"
     message, warning = turn_message(skills, "/static-site-navbar")
     assert message.startswith("[IMPORTANT") and not warning
-    assert "The user's instruction" not in message
+    assert "instruction alongside the skill invocation" not in message
+
+
+def first_user_message(log: Path) -> str:
+    requests = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+    request = next(r for r in requests if r["path"].endswith("/chat/completions"))
+    return str(next(m["content"] for m in request["body"]["messages"] if m["role"] == "user"))
+
+
+def hws_run_with_skill(hermes_home: Path, tmp_path: Path, *args: str, stdin: str = "") -> tuple[str, str]:
+    """`hws run ARGS` on a home holding the skill: (the first user message the model got, stderr)."""
+    folder = hermes_home / "skills" / "web" / "static-site-navbar"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(SKILL, encoding="utf-8")
+    write_config(hermes_home, review={"enabled": False})
+    scenario = write_scenario(tmp_path, SCENARIO)
+    log = tmp_path / "requests.jsonl"
+    done = hws(
+        "run",
+        "--scenario",
+        str(scenario),
+        "--request-log",
+        str(log),
+        *args,
+        home=hermes_home,
+        cwd=tmp_path,
+        stdin=stdin,
+    )
+    assert_clean_exit(done, (0,))
+    return first_user_message(log), done.stderr
+
+
+def test_hws_run_loads_a_skill_named_by_its_prompt(hermes_home: Path, tmp_path: Path) -> None:
+    sent, stderr = hws_run_with_skill(hermes_home, tmp_path, "/static-site-navbar for the changelog page")
+    assert sent.startswith('[IMPORTANT: The user has invoked the "static-site-navbar" skill'), sent[:200]
+    assert "Keep the links in site order: home, docs, changelog." in sent
+    assert sent.endswith("alongside the skill invocation: for the changelog page"), sent[-200:]
+    assert "skill     loaded static-site-navbar" in stderr, stderr
+    # state.db keeps the message the model got (as Hermes does); the transcript reads it as typed
+    stored = [content for _sid, role, content in stored_messages(hermes_home / "state.db") if role == "user"]
+    assert stored == [sent]
+    assert as_typed(sent) == "/static-site-navbar for the changelog page"
+
+
+def test_hws_run_sends_a_piped_text_as_it_is(hermes_home: Path, tmp_path: Path) -> None:
+    sent, stderr = hws_run_with_skill(
+        hermes_home, tmp_path, stdin="/static-site-navbar for the changelog page\n"
+    )
+    assert sent == "/static-site-navbar for the changelog page\n"
+    assert "loaded" not in stderr

@@ -1,6 +1,7 @@
 """What the workstation needs from the engine's agent, and the worker loop that drives one turn.
 
-The agent is any object with `run_turn(text)`, an async iterator of engine events. Optional:
+The agent is any object with `run_turn(text)`, an async iterator of engine events; it is called
+with `command=True` for a typed `/skill-name` (the agent loads that skill into the message). Optional:
 `interrupt()` (stop the turn cleanly, keeping what was said), `answer_approval(request_id,
 decision)` (decision: "once", "session" or "deny"), `start()`, `close(end_reason)`, `compress(focus)`,
 `oversized(text)` with `fit_message(text, found, choice)` (a message too large for the window, found
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 @runtime_checkable
 class AgentPort(Protocol):
-    def run_turn(self, text: str) -> AsyncIterator[events.Event]: ...
+    def run_turn(self, text: str, *, command: bool = False) -> AsyncIterator[events.Event]: ...
 
 
 class AgentUnavailableError(Exception):
@@ -43,11 +44,14 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-async def drive_turn(agent: AgentPort, text: str, post: Callable[[Message], object]) -> None:
+async def drive_turn(
+    agent: AgentPort, text: str, post: Callable[[Message], object], *, command: bool = False
+) -> None:
     """Run one turn, posting each engine event as its Message; answer approvals through Futures."""
     from engine import events
 
-    async for event in agent.run_turn(text):
+    turn = agent.run_turn(text, command=True) if command else agent.run_turn(text)
+    async for event in turn:
         if isinstance(event, events.ApprovalNeeded):
             message = messages.ApprovalNeeded(event)
             post(message)

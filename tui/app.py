@@ -206,6 +206,7 @@ class HwsApp(
         self.tui = config.tui
         self.turn_running = False
         self.last_sent = ""
+        self.last_command = False  # the last message was a typed `/skill-name` (/retry loads it again)
         self.last_copy: CopyResult | None = None
         self.startup_warnings: list[str] = list(config.warnings)
         read_only = home.write_problem()  # said at start, not at the first message that fails
@@ -464,6 +465,8 @@ class HwsApp(
                     )
                 )
                 return
+            self.send_to_agent(text, command=True)  # the agent loads the skill into the message
+            return
         self.send_to_agent(text)
 
     def _redact(self, text: str) -> str:
@@ -471,8 +474,8 @@ class HwsApp(
             self._redactor = Redactor.from_config(self.config)
         return self._redactor(text)
 
-    def send_to_agent(self, text: str) -> None:
-        """Start a turn with `text`, or explain why none can start."""
+    def send_to_agent(self, text: str, *, command: bool = False) -> None:
+        """Start a turn with `text`, or explain why none can start; `command`: a typed `/skill-name`."""
         main = self.main_screen
         if self.turn_running:
             main.prompt.restore(text)
@@ -483,7 +486,7 @@ class HwsApp(
         if self.agent is not None and estimate_tokens(text) >= SMALLEST_WINDOW:
             self._send_if_it_fits(text)
             return
-        self._send_now(text)
+        self._send_now(text, command)
 
     @work(exclusive=True, group="size-check", exit_on_error=False, description="measure the message")
     async def _send_if_it_fits(self, text: str) -> None:
@@ -514,12 +517,12 @@ class HwsApp(
         main.post_message(messages.Notice(fitted.note, "info", "i"))
         self._send_now(fitted.text)
 
-    def _send_now(self, text: str) -> None:
+    def _send_now(self, text: str, command: bool = False) -> None:
         main = self.main_screen
-        self.last_sent = text
+        self.last_sent, self.last_command = text, command
         main.post_message(messages.TurnSubmitted(self._redact(text)))  # a pasted key is not shown
         if self.agent is None and self.agent_building:
-            self.hold_message(text)
+            self.hold_message(text, command)
             return
         if self.agent is None:
             reason = self.agent_problem or "the agent is still starting"
@@ -534,10 +537,10 @@ class HwsApp(
             main.post_message(messages.TurnAborted("no agent"))
             return
         self.turn_running = True
-        self._run_turn(text)
+        self._run_turn(text, command)
 
     @work(exclusive=True, group="turn", exit_on_error=False, description="agent turn")
-    async def _run_turn(self, text: str) -> None:
+    async def _run_turn(self, text: str, command: bool = False) -> None:
         post = self.main_screen.post_message
         assert self.agent is not None
         finished = False
@@ -549,7 +552,7 @@ class HwsApp(
             return post(message)
 
         try:
-            await drive_turn(self.agent, text, forward)
+            await drive_turn(self.agent, text, forward, command=command)
         except asyncio.CancelledError:
             post(messages.TurnAborted("interrupted"))
             raise
