@@ -245,6 +245,8 @@ class HwsApp(
                 "/theme lists the themes."
             )
             wanted = DEFAULT_THEME
+        self.kept_theme = wanted  # the theme config.yaml holds (as far as this run knows)
+        self._keeping = asyncio.Lock()  # settings are written in the order they were chosen
         self.theme = wanted
 
     def get_default_screen(self) -> Screen[Any]:
@@ -605,14 +607,29 @@ class HwsApp(
             names = ", ".join(sorted(self.available_themes))
             self.main_screen.post_message(messages.Notice(f"No theme {name!r}. Themes: {names}.", "warning"))
             return
-        self.theme = name  # watch_theme says it is for this run
+        self.theme = name  # watch_theme keeps it in config.yaml
 
     def watch_theme(self, name: str) -> None:
-        """Any switch after start-up (/theme NAME, the picker of /theme or ctrl+p) says how to keep it:
-        a theme chosen in the picker was silently gone at the next start."""
-        if not self.is_mounted or name == str(self.config.display.theme or DEFAULT_THEME):
+        """Any switch after start-up (/theme NAME, the picker of /theme or ctrl+p) is kept in
+        config.yaml, as Posting and Harlequin keep theirs: the next start opens in it."""
+        if not self.is_mounted or name == self.kept_theme:
             return
-        self.notify(f"Theme {name} for this run; set display.theme: {name} in config.yaml to keep it.")
+        self.kept_theme = name
+        self.keep_setting("theme", name)
+
+    @work(group="keep-setting", exit_on_error=False, description="keep a setting in config.yaml")
+    async def keep_setting(self, what: str, value: str) -> None:
+        """Write `/theme` or `/model NAME` into config.yaml (comments kept) and say so, or say why not."""
+        from engine.kept_settings import SettingNotKept, keep_setting
+
+        label = "Theme" if what == "theme" else "Model"
+        async with self._keeping:
+            try:
+                setting = await asyncio.to_thread(keep_setting, self.home, what, value)
+            except SettingNotKept as exc:
+                self.notify(f"{label} {value} for this run only: {exc}", severity="warning", timeout=12)
+                return
+        self.notify(f"{label} {value} kept: {setting} in {self.config_path_label}; the next start uses it.")
 
     # Screens (imported on first use).
 

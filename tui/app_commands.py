@@ -40,6 +40,7 @@ class SlashCommands:
         def action_sessions(self) -> None: ...
         def copy_to_clipboards(self, text: str, what: str) -> None: ...
         def switch_theme(self, name: str) -> None: ...
+        def keep_setting(self, what: str, value: str) -> Any: ...
         def send_to_agent(self, text: str, *, command: bool = False) -> None: ...
         def replace_agent(self, end_reason: str, resume: str | None, reason: str) -> Any: ...
         def undo_last_write(self) -> None: ...
@@ -212,7 +213,8 @@ class SlashCommands:
     # /model [name]
 
     def model_command(self, name: str) -> None:
-        """`/model` says which model answers; `/model NAME` switches to another for this run."""
+        """`/model` says which model answers; `/model NAME` switches to another and keeps it in config.yaml
+        (a run whose model does not come from config.yaml, `--scripted`, switches for this run only)."""
         from tui.agent_port import AgentBuilder
 
         model = self.config.model_name
@@ -226,8 +228,8 @@ class SlashCommands:
             current = ((builder.overrides or {}).get("model", {}) if builder else {}).get("default") or model
             where = self.config.model.base_url or "the provider default"
             self._say(
-                f"Model: {current} at {where}. `/model NAME` switches for this run (the conversation "
-                f"goes on); model.default in {self.config_path_label} keeps it.",
+                f"Model: {current} at {where}. `/model NAME` switches to another (the conversation goes "
+                f"on) and keeps it as model.default in {self.config_path_label}.",
                 "info",
                 "i",
             )
@@ -240,8 +242,17 @@ class SlashCommands:
             )
             return
         overrides = {k: dict(v) for k, v in (self.agent_factory.overrides or {}).items()}
+        # The model's endpoint set for this run (--scripted) is not config.yaml's: the file is left alone.
+        endpoint_of_this_run = any(key != "default" for key in overrides.get("model", {}))
         overrides.setdefault("model", {})["default"] = name
         self.agent_factory = AgentBuilder(self.agent_factory.workdir, overrides)
         resume = self.session_id or None
         self.main_screen.status.update_state(model=name)  # the reset's notice names it
         self.replace_agent("model_switch", resume, "model")
+        if endpoint_of_this_run:
+            self.notify(
+                f"Model {name} for this run only: this run's model is not the one in "
+                f"{self.config_path_label}, which is left as it is."
+            )
+        else:
+            self.keep_setting("model", name)
