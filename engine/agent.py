@@ -27,6 +27,7 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from engine.agent_compression import CompressionMixin
 from engine.agent_lifecycle import LifecycleMixin, SessionTotals
 from engine.agent_review import ReviewMixin
 from engine.agent_session import AgentBusy, AgentError
+from engine.event_log import log_event
 from engine.events import (
     ErrorEvent,
     Event,
@@ -88,6 +90,7 @@ class _TurnState:
     call: StreamCall | None = None  # the model call in flight, until its reply is recorded
     pending_calls: tuple[ToolCall, ...] = ()  # calls of the recorded reply still without a result
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tools_started: float = 0.0  # monotonic time the pending calls began
     hit_limit: bool = False
 
 
@@ -193,6 +196,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
 
     def _deliver(self, event: Event, into_turn: bool) -> None:
         event = redact_event(event, self.redactor)
+        log_event(event)  # logs/agent.log: what a person greps for later
         if into_turn and self._turn_queue is not None:
             self._turn_queue.put_nowait(event)
             return
@@ -248,8 +252,11 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
     def busy(self) -> bool:
         return self._turn_task is not None and not self._turn_task.done()
 
-    async def run_turn(self, text: str) -> AsyncIterator[Event]:
-        """Run one user turn, yielding its events; `TurnFinished` is always the last one."""
+    async def run_turn(self, text: str, *, command: bool = False) -> AsyncIterator[Event]:
+        """Run one user turn, yielding its events; `TurnFinished` is always the last one.
+
+        `command`: `text` is what a person typed, so a leading `/skill-name` loads that skill into
+        the message (a paste or a piped text that begins with one is sent as it is)."""
         if self.busy:
             raise AgentBusy("A turn is already running; wait for it to finish or interrupt it.")
         try:
@@ -262,7 +269,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
             return
         queue: asyncio.Queue[Any] = asyncio.Queue()
         self._turn_queue = queue
-        task = asyncio.create_task(self._turn(text))
+        task = asyncio.create_task(self._turn(text, command))
         self._turn_task = task
         task.add_done_callback(lambda _t: self._turn_over(queue))
         try:
@@ -297,7 +304,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         task.cancel()
         return True
 
-    async def _turn(self, text: str) -> None:
+    async def _turn(self, text: str, command: bool = False) -> None:
         self.turns += 1
         self._put(TurnStarted(self.session_id, text, self.turns))
         self.memory.start_turn()
@@ -305,9 +312,10 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         state = _TurnState(text)
         interrupted = failed = False
         try:
-            if not self._unanswered(text):  # else the same question again (/retry after a failure)
-                await self._append("user", text)
-                self.history.append({"role": "user", "content": text})
+            sent = state.text = self._skill_invocation(text) if command else text
+            if not self._unanswered(sent):  # else the same question again (/retry after a failure)
+                await self._append("user", sent)
+                self.history.append({"role": "user", "content": sent})
                 if self.host is not None:
                     self.host.mirror("user", text)
             layer = await self._provider_layer(text)
@@ -365,6 +373,15 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         root = await self.store.lineage_root(self.session_id)
         written = await self.store.set_title(root, title)
         return SessionTitled(self.session_id, written or title, "user")
+
+    def _skill_invocation(self, text: str) -> str:
+        """`/skill-name instruction` as the message that loads the skill (Tier 2) for this turn."""
+        from engine.skills.invoke import turn_message
+
+        message, warning = turn_message(self.skills, text)
+        if warning:
+            self._put(Status(self.session_id, "warning", warning))
+        return message
 
     def _unanswered(self, text: str) -> bool:
         """`text` is the conversation's last message, left without an answer by a turn that failed: it
@@ -540,6 +557,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                 arguments = {}
             detail = self.registry.call_detail(call.name, call.arguments, width)
             self._put(ToolCalled(self.session_id, call.id, call.name, arguments, detail))
+        state.tools_started = time.monotonic()
 
         async def run_one(call: ToolCall) -> None:
             assert self.ctx is not None
@@ -593,6 +611,18 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                     if result is None:
                         content = INTERRUPTED_RESULT if note else MISSING_RESULT
                         result = tool_entry(tool_call.id, content)
+                        self._put(  # the call's end, said by the engine: no UI guesses at "running…"
+                            ToolFinished(
+                                self.session_id,
+                                tool_call.id,
+                                tool_call.name,
+                                False,
+                                "interrupted" if note else "stopped: the turn failed",
+                                time.monotonic() - state.tools_started if state.tools_started else 0.0,
+                                content,
+                                interrupted=True,
+                            )
+                        )
                         await self._append(
                             "tool",
                             content,

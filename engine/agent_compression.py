@@ -78,6 +78,14 @@ class CompressionMixin:
         assert self.prompt is not None
         return self.prompt.tokens + self._schema_tokens + estimate_tokens(self.history)
 
+    def known_context_window(self) -> int | None:
+        """The model's window when it is known without asking the endpoint (a new session's agent knows
+        what the last one was told); None until then."""
+        if self._window is not None:
+            return self._window
+        known = self.client.known_context_length()
+        return known.tokens if known is not None else None
+
     async def context_window(self) -> int:
         if self._window is None:
             from engine.llm.errors import LLMError

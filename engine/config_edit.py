@@ -114,12 +114,19 @@ def set_section_values(
 
 
 def update_config(
-    path: Path, section: str, values: Mapping[str, Any], remove: tuple[str, ...] = (), header: str = ""
+    path: Path,
+    section: str,
+    values: Mapping[str, Any],
+    remove: tuple[str, ...] = (),
+    header: str = "",
+    *,
+    keep_comments: bool = False,
 ) -> str:
     """Set `section.key` for each value in config.yaml at `path` (created with `header` if missing).
 
     Returns "edited" (comments kept), "rewritten" (comments lost; the shape defeated the line
-    editor) or "created".
+    editor) or "created". With `keep_comments`, a file the line editor cannot change is left as it
+    is (ConfigEditError) instead of rewritten.
     """
     with file_lock(path):
         text = _read(path)
@@ -139,6 +146,14 @@ def update_config(
             if _parse(new_text, path) != wanted:
                 raise ConfigEditError("the line edit does not read back as meant")
         except ConfigEditError:
+            if keep_comments:
+                settings = ", ".join(
+                    f"{section}.{key}: {yaml_scalar(value)}" for key, value in values.items()
+                )
+                raise ConfigEditError(
+                    f"{path} cannot be changed line by line without losing its comments (its {section} "
+                    f"section is written in a form this editor does not change); set {settings} by hand."
+                ) from None
             new_text = (header or "") + yaml.safe_dump(wanted, sort_keys=False, allow_unicode=True)
             how = "rewritten"
         atomic_write_text(path, new_text)

@@ -53,12 +53,16 @@ class ToolCalled(Event):
 
 @dataclass(frozen=True)
 class ToolFinished(Event):
+    """A tool call ended: with its result, or `interrupted` (stopped, or its turn failed, before it
+    finished: `result` is the answer the model is given instead)."""
+
     call_id: str
     name: str
     ok: bool
     preview: str
     duration_s: float
     result: str = ""
+    interrupted: bool = False
 
 
 @dataclass(frozen=True)

@@ -87,19 +87,52 @@ class Home:
             self.root.mkdir(parents=True, exist_ok=True)
             if fresh:
                 os.chmod(self.root, OWNER_ONLY)
-            for name in SUBDIRS:
-                sub = self.root / name
-                if not sub.exists():
-                    sub.mkdir()
-                    os.chmod(sub, OWNER_ONLY)
-            if not self.soul.exists() and not self.soul.is_symlink():
-                self._seed_soul()
-        except PermissionError as exc:
+        except OSError as exc:
             raise HomeError(
                 f"Cannot create the home at {self.root}: {exc.strerror}. "
                 f"Check its permissions or set {HOME_ENV} to a folder you own."
             ) from exc
+        try:
+            for name in SUBDIRS:
+                make_private_dir(self.root / name)
+            if not self.soul.exists() and not self.soul.is_symlink():
+                self._seed_soul()
+        except OSError as exc:
+            if os.access(self.root, os.W_OK):
+                raise HomeError(
+                    f"Cannot prepare the home at {self.root}: {exc.strerror}. "
+                    f"Check its permissions or set {HOME_ENV} to a folder you own."
+                ) from exc
+            # A home that cannot be written is still read; write_problem says what cannot work.
         return self
+
+    def write_problem(self) -> str:
+        """One sentence on what cannot work because parts of the home cannot be written ('' if all can).
+
+        A read-only home is still read: the panes show what is there. What fails is every write: the
+        agent records each message in state.db, so it cannot run; memory and skill writes fail.
+        """
+        parts = [
+            (self.root, "the home"),
+            (self.state_db, "state.db"),
+            (self.memories, "memories/"),
+            (self.skills, "skills/"),
+        ]
+        blocked = [(path, name) for path, name in parts if path.exists() and not os.access(path, os.W_OK)]
+        if not blocked:
+            return ""
+        names = {name for _path, name in blocked}
+        why = "on a read-only file system" if _read_only_mount(blocked[0][0]) else "not writable by you"
+        where = f"{self.root}" if "the home" in names else ", ".join(name for _p, name in blocked)
+        lost = []
+        if names & {"the home", "state.db"}:
+            lost.append("the agent cannot run (it records every message in state.db)")
+        if names & {"the home", "memories/"}:
+            lost.append("memory cannot be written")
+        if names & {"the home", "skills/"}:
+            lost.append("skills cannot be written")
+        subject = f"The home {where} is" if "the home" in names else f"In the home {self.root}, {where} is"
+        return f"{subject} {why}: {'; '.join(lost)}. The panes show what is there."
 
     def _seed_soul(self) -> None:
         # O_EXCL: two first runs at once must not both write, and a user's file is never replaced.
@@ -117,3 +150,19 @@ class Home:
         except (ValueError, RuntimeError, OSError):  # outside, a symlink loop, or unreadable
             return False
         return True
+
+
+def make_private_dir(path: Path) -> None:
+    """Create the folder (and its parents) readable by its owner only, as the home's folders are: a
+    folder recreated after it was removed is 700 again, not the umask's 755."""
+    if path.is_dir():
+        return
+    path.mkdir(mode=OWNER_ONLY, parents=True, exist_ok=True)
+    os.chmod(path, OWNER_ONLY)
+
+
+def _read_only_mount(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False

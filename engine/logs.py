@@ -69,5 +69,9 @@ def setup_logging(home: Home, config: Config, redactor: Redactor | None = None) 
         handler.setFormatter(formatter)
         logger.addHandler(handler)
         _installed.append(handler)
+    if not _installed:  # no file could be opened: without a handler, Python prints warnings on stderr,
+        quiet = logging.NullHandler()  # over the workstation's screen
+        logger.addHandler(quiet)
+        _installed.append(quiet)
     logger.setLevel(min(level, logging.WARNING))
     return list(_installed)

@@ -431,6 +431,8 @@ async def test_interrupting_a_running_tool_answers_the_call_so_the_history_stays
         await rig.agent.close()
         server.stop()
     assert events[-1].interrupted
+    ended = [e for e in events if isinstance(e, ToolFinished)]
+    assert len(ended) == 1 and ended[0].interrupted and not ended[0].ok, "the call's end is an event"
     history = server.chat_requests[-1].messages
     assert [m["role"] for m in history] == ["system", "user", "assistant", "tool", "user"]
     assert "Interrupted" in history[3]["content"]

@@ -69,6 +69,15 @@ def test_files_are_owner_only(home: Home) -> None:
     assert (home.memories / "MEMORY.md").stat().st_mode & 0o777 == 0o600
 
 
+def test_a_memories_folder_removed_and_recreated_by_a_write_is_owner_only_again(home: Home) -> None:
+    import shutil
+
+    assert home.memories.stat().st_mode & 0o777 == 0o700
+    shutil.rmtree(home.memories)
+    store(home).add("x")
+    assert home.memories.stat().st_mode & 0o777 == 0o700, "the umask's 755 let others read memory"
+
+
 # ── add ───────────────────────────────────────────────────────────────────────────────────────────
 def test_add_success_shape(home: Home) -> None:
     result = store(home, "user").add("  Prefers tea  ")
@@ -350,6 +359,7 @@ def test_non_utf8_file_is_refused_with_a_backup_and_never_rewritten(home: Home) 
     assert path.read_bytes() == b"caf\xe9 latin-1 note"
     snapshot = Memory(home).load_snapshot()
     assert snapshot.block("memory") is None and "not UTF-8" in snapshot.targets["memory"].error
+    assert snapshot.targets["memory"].error.startswith("Cannot read MEMORY.md: it is not UTF-8 text")
     assert len(list(home.memories.glob("MEMORY.md.bak.*"))) == 1  # reading never makes backups
 
 

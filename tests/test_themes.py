@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.config import load_config
 from tests.tui_support import MODEL_CONFIG, make_app, make_home
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from themes.user import ThemeFileError, load_theme_file, load_user_themes, theme_from_mapping
@@ -113,9 +114,9 @@ def test_a_theme_file_linking_out_of_the_home_is_skipped(tmp_path: Path) -> None
     assert loaded.themes == [] and "outside the home" in loaded.warnings[0]
 
 
-async def test_a_theme_picked_in_the_picker_says_how_to_keep_it() -> None:
-    """/theme NAME said "for this run; set display.theme"; the picker (/theme alone, ctrl+p) said
-    nothing, and the theme was gone at the next start."""
+async def test_a_theme_picked_in_the_picker_is_kept() -> None:
+    """The picker (/theme alone, ctrl+p) said nothing, and the theme was gone at the next start; a
+    theme chosen any way is now kept in config.yaml (tests/test_tui_kept_settings.py: the file)."""
     notices: list[str] = []
     app = make_app(MODEL_CONFIG)
     async with app.run_test() as pilot:
@@ -128,9 +129,11 @@ async def test_a_theme_picked_in_the_picker_says_how_to_keep_it() -> None:
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
+        await app.workers.wait_for_complete()
         assert app.theme == "nord"
-        assert "Theme nord for this run; set display.theme: nord in config.yaml to keep it." in notices
-        app.main_screen.prompt.set_text("/theme hws-dark")  # back to the configured one: nothing to keep
+        assert any(n.startswith("Theme nord kept: display.theme in") for n in notices), notices
+        app.main_screen.prompt.set_text("/theme nord")  # the theme in use: nothing to write or say
         await pilot.press("enter")
-        await pilot.pause()
-        assert app.theme == "hws-dark" and len(notices) == 1
+        await app.workers.wait_for_complete()
+        assert app.theme == "nord" and len(notices) == 1, notices
+        assert load_config(app.home.root).display.theme == "nord"

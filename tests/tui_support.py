@@ -46,12 +46,15 @@ class ScriptedAgent:
     def __init__(self, turns: Sequence[Sequence[Step]] = ()) -> None:
         self.turns = [list(t) for t in turns]
         self.received: list[str] = []
+        self.commands: list[str] = []  # the texts sent as a typed `/skill-name`
         self.answers: list[tuple[str, str]] = []
         self.interrupted = asyncio.Event()
         self.calls: list[str] = []
 
-    async def run_turn(self, text: str) -> AsyncIterator[events.Event]:
+    async def run_turn(self, text: str, *, command: bool = False) -> AsyncIterator[events.Event]:
         self.received.append(text)
+        if command:
+            self.commands.append(text)
         self.interrupted = asyncio.Event()
         steps = self.turns.pop(0) if self.turns else [events.TurnFinished(SESSION, "")]
         said: list[str] = []

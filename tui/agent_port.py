@@ -1,13 +1,15 @@
 """What the workstation needs from the engine's agent, and the worker loop that drives one turn.
 
-The agent is any object with `run_turn(text)`, an async iterator of engine events. Optional:
+The agent is any object with `run_turn(text)`, an async iterator of engine events; it is called
+with `command=True` for a typed `/skill-name` (the agent loads that skill into the message). Optional:
 `interrupt()` (stop the turn cleanly, keeping what was said), `answer_approval(request_id,
 decision)` (decision: "once", "session" or "deny"), `start()`, `close(end_reason)`, `compress(focus)`,
 `oversized(text)` with `fit_message(text, found, choice)` (a message too large for the window, found
 before it is sent), `set_title(name)` (`/title`), `kill_process(process_id)` (the palette kills a
-background process), and the attribute `on_background` (events from outside a turn). An approval
-travels as a Future inside the `ApprovalNeeded` Message; the loop waits on it and hands the answer
-back before reading on.
+background process), `context_window()` and `known_context_window()` (the window the budget pane
+measures against: asked once a session is open, else only what is known), and the attribute
+`on_background` (events from outside a turn). An approval travels as a Future inside the
+`ApprovalNeeded` Message; the loop waits on it and hands the answer back before reading on.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 
 @runtime_checkable
 class AgentPort(Protocol):
-    def run_turn(self, text: str) -> AsyncIterator[events.Event]: ...
+    def run_turn(self, text: str, *, command: bool = False) -> AsyncIterator[events.Event]: ...
 
 
 class AgentUnavailableError(Exception):
@@ -44,11 +46,14 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-async def drive_turn(agent: AgentPort, text: str, post: Callable[[Message], object]) -> None:
+async def drive_turn(
+    agent: AgentPort, text: str, post: Callable[[Message], object], *, command: bool = False
+) -> None:
     """Run one turn, posting each engine event as its Message; answer approvals through Futures."""
     from engine import events
 
-    async for event in agent.run_turn(text):
+    turn = agent.run_turn(text, command=True) if command else agent.run_turn(text)
+    async for event in turn:
         if isinstance(event, events.ApprovalNeeded):
             message = messages.ApprovalNeeded(event)
             post(message)

@@ -72,7 +72,8 @@ def display_path(path: Path) -> str:
 def no_model_text(config_path: str) -> str:
     return (
         "No model is configured, so the agent cannot answer yet; every pane still works.\n"
-        f"Add a model to {config_path}, for example:\n"
+        "Choose one with ctrl+p → Choose the model: it writes config.yaml and starts the agent at once.\n"
+        f"Or add a model to {config_path} by hand, for example:\n"
         "    model:\n"
         "      default: anthropic/claude-sonnet-4\n"
         "      base_url: https://openrouter.ai/api/v1\n"
@@ -212,8 +213,12 @@ class HwsApp(
         self.tui = config.tui
         self.turn_running = False
         self.last_sent = ""
+        self.last_command = False  # the last message was a typed `/skill-name` (/retry loads it again)
         self.last_copy: CopyResult | None = None
         self.startup_warnings: list[str] = list(config.warnings)
+        read_only = home.write_problem()  # said at start, not at the first message that fails
+        if read_only:
+            self.startup_warnings.append(read_only)
         self._last_interrupt = -1e9
         self._main: Any = None
         self.unsaved = UnsavedBuffers(self)
@@ -247,6 +252,8 @@ class HwsApp(
                 "/theme lists the themes."
             )
             wanted = DEFAULT_THEME
+        self.kept_theme = wanted  # the theme config.yaml holds (as far as this run knows)
+        self._keeping = asyncio.Lock()  # settings are written in the order they were chosen
         self.theme = wanted
 
     def get_default_screen(self) -> Screen[Any]:
@@ -467,6 +474,8 @@ class HwsApp(
                     )
                 )
                 return
+            self.send_to_agent(text, command=True)  # the agent loads the skill into the message
+            return
         self.send_to_agent(text)
 
     def _redact(self, text: str) -> str:
@@ -474,8 +483,8 @@ class HwsApp(
             self._redactor = Redactor.from_config(self.config)
         return self._redactor(text)
 
-    def send_to_agent(self, text: str) -> None:
-        """Start a turn with `text`, or explain why none can start."""
+    def send_to_agent(self, text: str, *, command: bool = False) -> None:
+        """Start a turn with `text`, or explain why none can start; `command`: a typed `/skill-name`."""
         main = self.main_screen
         if self.turn_running:
             main.prompt.restore(text)
@@ -486,7 +495,7 @@ class HwsApp(
         if self.agent is not None and estimate_tokens(text) >= SMALLEST_WINDOW:
             self._send_if_it_fits(text)
             return
-        self._send_now(text)
+        self._send_now(text, command)
 
     @work(exclusive=True, group="size-check", exit_on_error=False, description="measure the message")
     async def _send_if_it_fits(self, text: str) -> None:
@@ -517,18 +526,19 @@ class HwsApp(
         main.post_message(messages.Notice(fitted.note, "info", "i"))
         self._send_now(fitted.text)
 
-    def _send_now(self, text: str) -> None:
+    def _send_now(self, text: str, command: bool = False) -> None:
         main = self.main_screen
-        self.last_sent = text
+        self.last_sent, self.last_command = text, command
         main.post_message(messages.TurnSubmitted(self._redact(text)))  # a pasted key is not shown
         if self.agent is None and self.agent_building:
-            self.hold_message(text)
+            self.hold_message(text, command)
             return
         if self.agent is None:
             reason = self.agent_problem or "the agent is still starting"
             if reason == "no model is configured":
                 sentence = (
-                    f"Not sent: no model is configured. Add one to {self.config_path_label} and restart."
+                    "Not sent: no model is configured. Choose one with ctrl+p → Choose the model, or add "
+                    f"one to {self.config_path_label} and restart."
                 )
             else:
                 sentence = end_sentence(f"Not sent: {reason}")
@@ -536,10 +546,10 @@ class HwsApp(
             main.post_message(messages.TurnAborted("no agent"))
             return
         self.turn_running = True
-        self._run_turn(text)
+        self._run_turn(text, command)
 
     @work(exclusive=True, group="turn", exit_on_error=False, description="agent turn")
-    async def _run_turn(self, text: str) -> None:
+    async def _run_turn(self, text: str, command: bool = False) -> None:
         post = self.main_screen.post_message
         assert self.agent is not None
         finished = False
@@ -551,7 +561,7 @@ class HwsApp(
             return post(message)
 
         try:
-            await drive_turn(self.agent, text, forward)
+            await drive_turn(self.agent, text, forward, command=command)
         except asyncio.CancelledError:
             post(messages.TurnAborted("interrupted"))
             raise
@@ -616,37 +626,73 @@ class HwsApp(
             names = ", ".join(sorted(self.available_themes))
             self.main_screen.post_message(messages.Notice(f"No theme {name!r}. Themes: {names}.", "warning"))
             return
-        self.theme = name  # watch_theme says it is for this run
+        self.theme = name  # watch_theme keeps it in config.yaml
 
     def watch_theme(self, name: str) -> None:
-        """Any switch after start-up (/theme NAME, the picker of /theme or ctrl+p) says how to keep it:
-        a theme chosen in the picker was silently gone at the next start."""
-        if not self.is_mounted or name == str(self.config.display.theme or DEFAULT_THEME):
+        """Any switch after start-up (/theme NAME, the picker of /theme or ctrl+p) is kept in
+        config.yaml, as Posting and Harlequin keep theirs: the next start opens in it."""
+        if not self.is_mounted or name == self.kept_theme:
             return
-        self.notify(f"Theme {name} for this run; set display.theme: {name} in config.yaml to keep it.")
+        self.kept_theme = name
+        self.keep_setting("theme", name)
+
+    @work(group="keep-setting", exit_on_error=False, description="keep a setting in config.yaml")
+    async def keep_setting(self, what: str, value: str) -> None:
+        """Write `/theme` or `/model NAME` into config.yaml (comments kept) and say so, or say why not."""
+        from engine.kept_settings import SettingNotKept, keep_setting
+
+        label = "Theme" if what == "theme" else "Model"
+        async with self._keeping:
+            try:
+                setting = await asyncio.to_thread(keep_setting, self.home, what, value)
+            except SettingNotKept as exc:
+                self.notify(f"{label} {value} for this run only: {exc}", severity="warning", timeout=12)
+                return
+        self.notify(f"{label} {value} kept: {setting} in {self.config_path_label}; the next start uses it.")
 
     # Screens (imported on first use).
 
     def open_setup(self) -> None:
-        """The setup screen: choose the model, write config.yaml, check the endpoint."""
+        """The setup screen: choose the model, write config.yaml, check the endpoint. It opens on the
+        settings in use, so saving it unchanged keeps a working setup."""
+        from engine.cli.model_setup import current_choice
         from tui.screens.setup import SetupScreen
 
-        self.push_screen(SetupScreen(self.home, float(self.config.setup.check_timeout)), self._setup_done)
+        screen = SetupScreen(self.home, float(self.config.setup.check_timeout), current_choice(self.config))
+        self.push_screen(screen, self._setup_done)
 
     def _setup_done(self, config: Config | None) -> None:
         """The model was written: use it now (the agent is built again) instead of after a restart."""
         if config is None or not config.model_name:
             return
+        from tui.agent_port import AgentBuilder
+
         self.config = config
         self.agent_problem = ""
         main = self.main_screen
         main.prompt.set_placeholder(PROMPT_PLACEHOLDER)
         main.status.update_state(model=config.model_name)
-        main.post_message(
-            messages.Notice(f"Model set: {config.model_name} at {config.model.base_url}.", "info", "✓")
-        )
+        where = f"{config.model_name} at {config.model.base_url}"
+        if isinstance(self.agent_factory, AgentBuilder):  # a /model switch of this run gives way to it
+            self.agent_factory = AgentBuilder(self.agent_factory.workdir, _without_model(self.agent_factory))
         if self.agent is None and self.agent_factory is not None:
+            main.post_message(
+                messages.Notice(
+                    f"Model set: {where}; the agent starts with it now (no restart).", "info", "✓"
+                )
+            )
             self.request_agent(None, "start")
+        elif self.agent is not None and self.agent_factory is not None and not self.turn_running:
+            main.post_message(
+                messages.Notice(f"Model set: {where}; this session goes on with it.", "info", "✓")
+            )
+            self.replace_agent("model_switch", self.session_id or None, "model")
+        else:
+            main.post_message(
+                messages.Notice(
+                    f"Model set: {where}; it answers from the next session (ctrl+n).", "info", "✓"
+                )
+            )
 
     def action_show_keys(self) -> None:
         from tui.screens.keys import KeysScreen
@@ -731,6 +777,13 @@ class HwsApp(
             entries.append((f"/{command.name}", command.help, _slash_runner(self, command.name)))
         for title, help_text, callback in entries:
             yield SystemCommand(title, help_text, callback)
+
+
+def _without_model(builder: Any) -> dict[str, dict[str, Any]]:
+    """A builder's overrides without the model name (config.yaml names the model now)."""
+    overrides = {name: dict(values) for name, values in (builder.overrides or {}).items()}
+    overrides.get("model", {}).pop("default", None)
+    return overrides
 
 
 def _slash_runner(app: HwsApp, name: str) -> Callable[[], Any]:

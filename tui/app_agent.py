@@ -44,11 +44,12 @@ class AgentLifecycle:
     unsaved: UnsavedBuffers
     agent_building: bool = False  # a build was asked for and has not reported back
     held_message: str = ""  # sent while the agent was being built: goes out when it is ready
+    held_command: bool = False  # the held message is a typed `/skill-name`
 
     if TYPE_CHECKING:
         main_screen: Any
 
-        def _run_turn(self, text: str) -> Any: ...
+        def _run_turn(self, text: str, command: bool = False) -> Any: ...
         def call_later(self, callback: Any, *args: Any) -> bool: ...
 
         def post_message(self, message: Any) -> bool: ...
@@ -114,9 +115,9 @@ class AgentLifecycle:
 
     # A message sent while the agent is being built.
 
-    def hold_message(self, text: str) -> None:
+    def hold_message(self, text: str, command: bool = False) -> None:
         """Keep `text` (already in the transcript) until the agent is ready; meanwhile a turn is running."""
-        self.held_message = text
+        self.held_message, self.held_command = text, command
         self.turn_running = True
         self.main_screen.post_message(
             messages.Notice("The agent is starting; this message goes out when it is ready.", "info", "…")
@@ -126,7 +127,7 @@ class AgentLifecycle:
         text, self.held_message = self.held_message, ""
         if text and self.agent is not None:
             self.turn_running = True
-            self._run_turn(text)
+            self._run_turn(text, self.held_command)
 
     def drop_held_message(self, reason: str, sentence: str = "") -> bool:
         """Forget a held message (interrupted, or no agent after all); False when none was held."""

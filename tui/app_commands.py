@@ -30,6 +30,7 @@ class SlashCommands:
     session_id: str
     turn_running: bool
     last_sent: str
+    last_command: bool
 
     if TYPE_CHECKING:
         main_screen: Any
@@ -40,7 +41,8 @@ class SlashCommands:
         def action_sessions(self) -> None: ...
         def copy_to_clipboards(self, text: str, what: str) -> None: ...
         def switch_theme(self, name: str) -> None: ...
-        def send_to_agent(self, text: str) -> None: ...
+        def keep_setting(self, what: str, value: str) -> Any: ...
+        def send_to_agent(self, text: str, *, command: bool = False) -> None: ...
         def replace_agent(self, end_reason: str, resume: str | None, reason: str) -> Any: ...
         def undo_last_write(self) -> None: ...
         def decide_pending(self, subsystem: str, pending_id: str, decision: str) -> None: ...
@@ -68,7 +70,7 @@ class SlashCommands:
             self.model_command(argument)
         elif name == "retry":
             if self.last_sent:
-                self.send_to_agent(self.last_sent)
+                self.send_to_agent(self.last_sent, command=self.last_command)
             else:
                 self._say("Nothing to retry yet.", "warning")
         elif name == "undo":
@@ -82,10 +84,11 @@ class SlashCommands:
         elif name == "title":
             self.title_command(argument)
 
-    def _agent_command(self, name: str, argument: str) -> None:
-        """The agent-side commands by name (ctrl+n, the next-session bar, call "new")."""
+    def _agent_command(self, name: str, argument: str, key: str = "") -> None:
+        """The agent-side commands by name (ctrl+n, the next-session bar, call "new"); `key` is the
+        key that asked, named when the command must wait."""
         if name == "new":
-            self.new_conversation()
+            self.new_conversation(key)
         elif name == "compress":
             self.compress_command(argument)
         elif name == "undo" and not self._waits_for_turn(name):
@@ -94,11 +97,16 @@ class SlashCommands:
     def _say(self, text: str, level: str = "info", icon: str = "·") -> None:
         self.main_screen.post_message(messages.Notice(text, level, icon))
 
-    def _waits_for_turn(self, name: str) -> bool:
-        if self.turn_running:
-            self.notify(f"/{name} waits for the running turn: ctrl+c interrupts it.", severity="warning")
-            return True
-        return False
+    def _waits_for_turn(self, name: str, key: str = "") -> bool:
+        """True (and said in the transcript, where the person looks) when a turn is running: commands
+        that change the conversation never cut into a turn; ctrl+c is the one key that does."""
+        if not self.turn_running:
+            return False
+        asked = key or f"/{name}"
+        sentence = f"{asked}: not now, the agent is still working; ctrl+c interrupts it, then {asked} again."
+        self.notify(sentence, severity="warning")
+        self._say(sentence, "warning", "!")
+        return True
 
     def _can_replace_agent(self, name: str) -> bool:
         if self.agent_factory is None:
@@ -142,9 +150,9 @@ class SlashCommands:
 
     # /new
 
-    def new_conversation(self) -> None:
+    def new_conversation(self, key: str = "") -> None:
         """End this session and start a fresh one (the transcript and the timeline start over)."""
-        if self._waits_for_turn("new"):
+        if self._waits_for_turn("new", key):
             return
         own = getattr(self.agent, "new_session", None) if self.agent is not None else None
         if self.agent_factory is None and own is not None:  # a given agent that starts sessions itself
@@ -246,7 +254,8 @@ class SlashCommands:
     # /model [name]
 
     def model_command(self, name: str) -> None:
-        """`/model` says which model answers; `/model NAME` switches to another for this run."""
+        """`/model` says which model answers; `/model NAME` switches to another and keeps it in config.yaml
+        (a run whose model does not come from config.yaml, `--scripted`, switches for this run only)."""
         from tui.agent_port import AgentBuilder
 
         model = self.config.model_name
@@ -260,8 +269,8 @@ class SlashCommands:
             current = ((builder.overrides or {}).get("model", {}) if builder else {}).get("default") or model
             where = self.config.model.base_url or "the provider default"
             self._say(
-                f"Model: {current} at {where}. `/model NAME` switches for this run (the conversation "
-                f"goes on); model.default in {self.config_path_label} keeps it.",
+                f"Model: {current} at {where}. `/model NAME` switches to another (the conversation goes "
+                f"on) and keeps it as model.default in {self.config_path_label}.",
                 "info",
                 "i",
             )
@@ -274,8 +283,17 @@ class SlashCommands:
             )
             return
         overrides = {k: dict(v) for k, v in (self.agent_factory.overrides or {}).items()}
+        # The model's endpoint set for this run (--scripted) is not config.yaml's: the file is left alone.
+        endpoint_of_this_run = any(key != "default" for key in overrides.get("model", {}))
         overrides.setdefault("model", {})["default"] = name
         self.agent_factory = AgentBuilder(self.agent_factory.workdir, overrides)
         resume = self.session_id or None
         self.main_screen.status.update_state(model=name)  # the reset's notice names it
         self.replace_agent("model_switch", resume, "model")
+        if endpoint_of_this_run:
+            self.notify(
+                f"Model {name} for this run only: this run's model is not the one in "
+                f"{self.config_path_label}, which is left as it is."
+            )
+        else:
+            self.keep_setting("model", name)

@@ -94,6 +94,8 @@ class PaneFeeds:
                 window = int(await agent.context_window())  # type: ignore[union-attr]
             except Exception:
                 pass
+        elif hasattr(agent, "known_context_window"):  # no session yet: what the endpoint already said
+            window = agent.known_context_window() or window  # type: ignore[union-attr]
         try:
             view = await asyncio.to_thread(self.readers.budget_view, agent, window)
         except Exception as exc:

@@ -14,7 +14,9 @@ from widgets.prompt import SlashCommand
 SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "start a new session"),
     SlashCommand("compress", "compress the conversation now", args="[focus]"),
-    SlashCommand("model", "show the model and how to change it"),
+    SlashCommand(
+        "model", "show the model; with a name, switch to it and keep it in config.yaml", args="[name]"
+    ),
     SlashCommand(
         "memory",
         "show the memory pane; pending writes: list, approve or reject",
@@ -32,7 +34,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("undo", "undo the last memory or skill write"),
     SlashCommand("retry", "send the last message again"),
     SlashCommand("copy", "copy the last reply"),
-    SlashCommand("theme", "switch the theme (no name: pick one)", args="[name]"),
+    SlashCommand("theme", "switch the theme and keep it in config.yaml (no name: pick one)", args="[name]"),
     SlashCommand("help", "show the keys and commands"),
 )
 

@@ -74,8 +74,8 @@ class DemoAgent:
         finally:
             self._approvals.pop(request.request_id, None)
 
-    async def run_turn(self, text: str) -> AsyncIterator[events.Event]:
-        async for event in self.agent.run_turn(text):
+    async def run_turn(self, text: str, *, command: bool = False) -> AsyncIterator[events.Event]:
+        async for event in self.agent.run_turn(text, command=command):
             if isinstance(event, events.ApprovalNeeded) and self.autoplay:
                 continue  # declined at once by `_approve`; the workstation must not wait for an answer
             yield event

@@ -33,7 +33,10 @@ def reference_markdown() -> str:
     for command in SLASH_COMMANDS:
         usage = f"/{command.name}" + (f" {command.args}" if command.args else "")
         lines.append(f"| `{_cell(usage)}` | {_cell(command.help)} |")
-    skills = "| `/<skill-name> [what for]` | invoke one of your skills (the list completes their names) |"
+    skills = (
+        "| `/<skill-name> [what for]` | load one of your skills for this turn (its whole SKILL.md goes "
+        "with your words; tab completes the name) |"
+    )
     lines += [skills, "", END]
     return "\n".join(lines)
 

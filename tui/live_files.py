@@ -326,8 +326,11 @@ class LiveFilesMixin:
             identity.mark_soul_changed(drift.soul)
 
     def action_new_session_now(self) -> None:
-        """ctrl+n: start a new session, which reads SOUL.md, the skills and memory from disk again."""
-        self.app._agent_command("new", "")
+        """ctrl+n: start a new session, which reads SOUL.md, the skills and memory from disk again.
+
+        During a turn it starts nothing and says so: ctrl+c interrupts, then ctrl+n again."""
+        key = self._keymap.get("new_session_now", "ctrl+n")  # type: ignore[attr-defined]
+        self.app._agent_command("new", "", key.split(",")[0].strip())
 
     def session_restarted(self) -> None:
         """After /new (or a compression): the new prompt was read from disk, so compare again."""

@@ -248,7 +248,7 @@ class HistoryReader:
             return None
         _first, last, _total = await store.bookends(session_id, 3, roles=("user",))
         for record in reversed(last):
-            if record.text.strip() == text.strip():
+            if as_typed(record.text).strip() == text.strip():
                 return int(record.id)
         return None
 
@@ -264,7 +264,7 @@ class HistoryReader:
             first, _last, _total = await store.bookends(conversation.tip_id, 1, roles=("user",))
             if not first and conversation.root.id != conversation.tip_id:
                 first, _last, _total = await store.bookends(conversation.root.id, 1, roles=("user",))
-            preview = " ".join(first[0].text.split())[:160] if first else ""
+            preview = " ".join(as_typed(first[0].text).split())[:160] if first else ""
             rows.append(
                 SessionRow(
                     session_id=conversation.tip_id,
@@ -356,7 +356,8 @@ class HistoryReader:
                     source=session.source,
                     message_count=session.message_count,
                     sessions=(sid,),
-                    preview=(" ".join(first[0].text.split())[:120] if first else "") + f"  [{ended}]",
+                    preview=(" ".join(as_typed(first[0].text).split())[:120] if first else "")
+                    + f"  [{ended}]",
                 )
             )
         return rows
@@ -370,6 +371,13 @@ def trim_to_turns(records: list[Any], direction: str, more: bool) -> list[Any]:
     if direction == "up":  # start at a turn's user message
         return records[users[0] :] if users and users[0] > 0 else records
     return records[: users[-1]] if users and users[-1] > 0 else records  # end before the next turn
+
+
+def as_typed(text: str) -> str:
+    """A stored user message as the person typed it: a skill's invocation is `/name instruction`."""
+    from engine.skills.invoke import describe_invocation
+
+    return describe_invocation(text) or text
 
 
 def history_items(
@@ -407,7 +415,7 @@ def history_items(
                 items.append(HistoryItem("user", ref, text=rest))
             continue
         if record.role == "user":
-            items.append(HistoryItem("user", ref, text=text))
+            items.append(HistoryItem("user", ref, text=as_typed(text)))
         elif record.role == "assistant":
             if text.strip():
                 strips = tuple(reply_strips(text, max(1, width)))

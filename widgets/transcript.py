@@ -321,6 +321,7 @@ class Transcript(HistoryWindow, VerticalScroll):
         for block in self._tools.values():
             if block.finished is None:
                 block.set_class(True, "-failed")
+                block.end_unfinished()
         self._tools.clear()
         self.turn_active = False
         text = (event.text if event is not None and event.text else "") or "".join(self._turn_text)

@@ -297,12 +297,18 @@ class ToolBlock(Block):
         super().__init__("")
         self.called = event
         self.finished: events.ToolFinished | None = None
+        self.ended_unfinished = False  # its turn ended and no result ever came
         self.preview_chars = preview_chars
         self.approval = approval  # a stored call's answer (APPROVALS); a live call's shows in its question
 
     def finish(self, event: events.ToolFinished) -> None:
         self.finished = event
-        self.set_class(not event.ok, "-failed")
+        self.set_class(not event.ok and not event.interrupted, "-failed")
+        self.refresh(layout=True)
+
+    def end_unfinished(self) -> None:
+        """The turn ended without this call's result (its worker was stopped): never `running…` after."""
+        self.ended_unfinished = True
         self.refresh(layout=True)
 
     def toggle(self) -> None:
@@ -310,7 +316,7 @@ class ToolBlock(Block):
 
     def render(self) -> Content:
         call, done = self.called, self.finished
-        head = tool_line(call, done, self.preview_chars, self.expanded, self.approval)
+        head = tool_line(call, done, self.preview_chars, self.expanded, self.approval, self.ended_unfinished)
         if not self.expanded:
             return head
         body = ["", "arguments:", _pretty(call.arguments)]
@@ -344,15 +350,23 @@ def tool_line(
     limit: int,
     expanded: bool = False,
     approval: str | None = None,
+    ended: bool = False,
 ) -> Content:
     """A tool call's one line: name, argument preview, then its mark, duration, the person's approval
-    (a stored call that asked) and the result's summary."""
+    (a stored call that asked) and the result's summary.
+
+    `ended`: the turn is over and no result came, so the call is not running any more."""
     argument = one_line(call.preview or _arguments_line(call.arguments), limit)
     parts: list[Any] = [("▾ " if expanded else "▸ ", "dim"), (call.name, "bold $primary"), "  ", argument]
     if done is None:
-        parts.append(("  running…", "dim italic"))
+        parts.append(
+            ("  ■ no result: the turn ended first", "$warning") if ended else ("  running…", "dim italic")
+        )
     else:
-        mark = ("  ✓", "$success") if done.ok else ("  ✗", "$error")
+        if done.interrupted:
+            mark = ("  ■", "$warning")
+        else:
+            mark = ("  ✓", "$success") if done.ok else ("  ✗", "$error")
         parts.append(mark)
         if done.duration_s > 0:  # a call read back from an older state.db has no duration: no made-up "0ms"
             parts.append((f" {format_duration(done.duration_s)}", "dim"))

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 CONFIG_HEADER = "# hws settings: `hws config --defaults` lists every one with its meaning.\n"
 KEY_FROM_ENV, KEY_FROM_DOTENV, KEY_NONE = "env", "dotenv", "none"
+KEY_KEEP = "keep"  # the key already written as model.api_key: saving leaves it as it is
 PROBE_MESSAGE = "Reply with the single word OK."
 RETRIES_OFF = "retries are off (agent.api_max_retries: 0); "
 
@@ -106,9 +107,9 @@ class ModelChoice:
         url = self.resolved_base_url()
         if not url.startswith(("http://", "https://")):
             raise SetupError(f"The base URL must start with http:// or https://, not {url or 'nothing'!r}.")
-        if self.key_source not in (KEY_FROM_ENV, KEY_FROM_DOTENV, KEY_NONE):
+        if self.key_source not in (KEY_FROM_ENV, KEY_FROM_DOTENV, KEY_NONE, KEY_KEEP):
             raise SetupError(f"The key comes from env, dotenv or none, not {self.key_source!r}.")
-        if self.key_source != KEY_NONE and not self.key_env.strip():
+        if self.key_source in (KEY_FROM_ENV, KEY_FROM_DOTENV) and not self.key_env.strip():
             raise SetupError("Name the variable that holds the key (for example OPENROUTER_API_KEY).")
         if self.key_source == KEY_FROM_DOTENV and not self.key_value.strip():
             raise SetupError("Paste the key to keep in .env (or choose the environment instead).")
@@ -119,6 +120,56 @@ def _example(provider_id: str) -> str:
         return provider(provider_id).example_model or "the name your server lists"
     except SetupError:
         return "the name your server lists"
+
+
+def current_choice(config: Config) -> ModelChoice | None:
+    """The model settings `config` holds now, as the setup form shows them (None: no model yet).
+
+    Saving this choice unchanged writes the same settings: a key written into config.yaml is kept,
+    a key found through a variable is named by that variable.
+    """
+    from urllib.parse import urlparse
+
+    from engine.llm.settings import GENERIC_KEYS, HOST_KEYS, LOCAL_HOSTS, SettingsError, model_settings
+
+    model = config.model
+    if not config.model_name:
+        return None
+    try:
+        base_url = model_settings(config).base_url
+    except SettingsError:
+        base_url = str(model.base_url or "")
+    base_url = base_url.rstrip("/")
+    chosen = _provider_of(str(model.provider or ""), base_url)
+    host = (urlparse(base_url).hostname or "").lower()
+    if model.api_key:
+        key_source, key_env = KEY_KEEP, str(model.api_key_env or "")
+    elif model.api_key_env:
+        key_source, key_env = KEY_FROM_ENV, str(model.api_key_env)
+    elif host in LOCAL_HOSTS:
+        key_source, key_env = KEY_NONE, ""
+    else:
+        names = [HOST_KEYS[host]] if host in HOST_KEYS else list(GENERIC_KEYS)
+        found = next((name for name in names if config.secret(name)), "")
+        key_source, key_env = (KEY_FROM_ENV, found) if found else (KEY_FROM_ENV, chosen.key_env or names[0])
+    return ModelChoice(
+        provider=chosen.id,
+        model=config.model_name,
+        base_url=base_url,
+        key_source=key_source,
+        key_env=key_env,
+    )
+
+
+def _provider_of(provider_id: str, base_url: str) -> Provider:
+    """The provider a config names, else the one whose endpoint it uses, else a custom URL."""
+    for choice in PROVIDERS:
+        if choice.id == provider_id:
+            return choice
+    for choice in PROVIDERS:
+        if choice.base_url and choice.base_url.rstrip("/") == base_url:
+            return choice
+    return provider("custom")
 
 
 @dataclass(frozen=True)
@@ -141,11 +192,13 @@ def write_choice(home: Home, choice: ModelChoice) -> WriteResult:
         "default": choice.model.strip(),
         "base_url": choice.resolved_base_url(),
     }
-    remove = ("model", "api_key")  # Hermes' alias of `default`, and a literal key that would win
-    if choice.key_source == KEY_NONE:
-        remove += ("api_key_env",)
-    else:
-        values["api_key_env"] = choice.key_env.strip()
+    remove: tuple[str, ...] = ("model",)  # Hermes' alias of `default`
+    if choice.key_source != KEY_KEEP:
+        remove += ("api_key",)  # a literal key would win over the variable chosen now
+        if choice.key_source == KEY_NONE:
+            remove += ("api_key_env",)
+        else:
+            values["api_key_env"] = choice.key_env.strip()
     env_written = False
     try:
         if choice.key_source == KEY_FROM_DOTENV:

@@ -36,7 +36,12 @@ def register(sub: Any) -> None:
             "and status lines go to stderr as one-line summaries. Exits after any background review."
         ),
     )
-    parser.add_argument("prompt", nargs="?", help="the message; '-' or nothing reads it from stdin")
+    parser.add_argument(
+        "prompt",
+        nargs="?",
+        help="the message ('/skill-name instruction' loads that skill for the turn); '-' or nothing reads "
+        "it from stdin, sent as it is",
+    )
     going_on = parser.add_mutually_exclusive_group()
     going_on.add_argument(
         "--session", metavar="SESSION", help="continue this session (its id, an id prefix or its title)"
@@ -182,8 +187,10 @@ async def _run_turn(
     except AgentError as exc:
         fail(str(exc), EXIT_USAGE)
     try:
-        text = await _fitted(agent, text, args.oversized)
-        async for event in agent.run_turn(text):
+        fitted = await _fitted(agent, text, args.oversized)
+        # The prompt argument is typed: `/skill-name …` loads the skill; a piped text goes as it is.
+        typed = args.prompt not in (None, "-") and fitted == text
+        async for event in agent.run_turn(fitted, command=typed):
             printer.show(event)
         await agent.wait_background(float(config.review.wait_timeout))
     finally:
@@ -304,6 +311,9 @@ class TextPrinter:
             self.note(f"┊ memory    {data['target']} {data['action']} by {data['who']}: {data['message']}")
         elif kind == "skill_changed":
             self.note(f"┊ skill     {data['action']} {data['name']} by {data['who']}")
+        elif kind == "skill_loaded":
+            what = f"{data['name']}/{data['file_path']}" if data["file_path"] else data["name"]
+            self.note(f"┊ skill     loaded {what} ({data['tokens']:,} tokens)")
         elif kind == "write_staged":
             self.note(
                 f"┊ pending   {data['subsystem']} write {data['pending_id']} waits for your approval: "

@@ -8,6 +8,7 @@ fills in when hws never wrote that file, so the first hand edit of an old home i
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +19,8 @@ from engine.storage.journal import JournalEntry, JournalError
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
+
+log = logging.getLogger(__name__)
 
 SKILL_FILE = "SKILL.md"
 SUPPORT_DIRS = ("references", "templates", "scripts", "assets")
@@ -71,6 +74,16 @@ def journal_external(
     home: Home, config: Config, kind: str, path: Path, before: str | None, after: str | None
 ) -> list[JournalEntry]:
     """Journal one hand edit of `path` (kind from `classify`); returns the entries written (often none)."""
+    entries = _journal_external(home, config, kind, path, before, after)
+    for entry in entries:
+        what = entry.summary or entry.action
+        log.info("external edit of %s journaled as %s (%s)", entry.path, entry.id, what)
+    return entries
+
+
+def _journal_external(
+    home: Home, config: Config, kind: str, path: Path, before: str | None, after: str | None
+) -> list[JournalEntry]:
     try:
         if kind in ("memory", "user"):
             return _memory(home, config, kind, before, after)

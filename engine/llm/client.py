@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from engine.config import Config
 from engine.llm.caching import apply_cache_markers
@@ -42,9 +43,15 @@ RetryCallback = Callable[[RetryChunk], None]
 MODELS_TIMEOUT = 30.0  # seconds for a /models listing; it is small and optional
 APP_HEADERS = {"HTTP-Referer": "https://github.com/hermes-workstation", "X-Title": "Hermes Workstation"}
 
+log = logging.getLogger(__name__)
+
 
 class LLMClient:
     """One endpoint and model; `stream()` makes a call, `complete()` waits for the whole reply."""
+
+    # The windows endpoints' /models reported in this process, by (base_url, model): the next client on
+    # the same endpoint (a new session's) can say its window before it asks.
+    _reported_windows: ClassVar[dict[tuple[str, str], int]] = {}
 
     def __init__(
         self,
@@ -207,13 +214,9 @@ class LLMClient:
         """
         s = self.settings
         model = model or await self.resolve_model()
-        learned = self.context_cache.get(model, s.base_url)
-        if s.context_length > 0:
-            if learned is not None and learned < s.context_length:
-                return ContextInfo(learned, "learned")
-            return ContextInfo(s.context_length, "config")
-        if learned is not None:
-            return ContextInfo(learned, "learned")
+        settled = self._settled_window(model)
+        if settled is not None:
+            return settled
         if model not in self._endpoint_windows:
             try:
                 self._endpoint_windows[model] = context_from_models(await self.list_models(), model)
@@ -221,8 +224,34 @@ class LLMClient:
                 self._endpoint_windows[model] = None
         window = self._endpoint_windows[model]
         if window is not None:
+            self._reported_windows[(s.base_url, model)] = window
             return ContextInfo(window, "endpoint")
         return ContextInfo(s.fallback_context_length, "default")
+
+    def known_context_length(self) -> ContextInfo | None:
+        """The window `context_length()` gives, when it is known without a request; else None."""
+        model = self.settings.model
+        if not model:
+            return None
+        settled = self._settled_window(model)
+        if settled is not None:
+            return settled
+        window = self._endpoint_windows.get(model) or self._reported_windows.get(
+            (self.settings.base_url, model)
+        )
+        return ContextInfo(window, "endpoint") if window else None
+
+    def _settled_window(self, model: str) -> ContextInfo | None:
+        """The configured window, or one a context error taught (the smaller wins); None: neither."""
+        s = self.settings
+        learned = self.context_cache.get(model, s.base_url)
+        if s.context_length > 0:
+            if learned is not None and learned < s.context_length:
+                return ContextInfo(learned, "learned")
+            return ContextInfo(s.context_length, "config")
+        if learned is not None:
+            return ContextInfo(learned, "learned")
+        return None
 
     async def learn_context_limit(self, model: str, error_text: str) -> tuple[int, int, bool]:
         """After a context error: the window now assumed, the one before, and whether the error named it."""
@@ -359,11 +388,16 @@ class StreamCall:
             raise ContextLengthError(
                 message, limit=limit, previous=previous, parsed=parsed, status=failure.status
             ) from exc
+        said = f": {failure.detail}" if failure.detail and failure.detail != failure.reason else ""
+        where = f"{self.model} at {s.base_url}, attempt {self.attempts} of {s.max_retries + 1}"
         if not failure.retryable or self.attempts > s.max_retries:
             message = final_message(failure, s.base_url, self.model, self.attempts, s.max_retries)
+            log.warning("model call failed for good (%s): %s%s", where, failure.reason, said)
             raise LLMError(message, kind=failure.kind, status=failure.status, attempts=self.attempts) from exc
         backoff = s.retry_base_delay * 2 ** (self.attempts - 1)
         delay = failure.retry_after if failure.retry_after is not None else backoff
+        wait = min(delay, s.retry_max_delay)
+        log.warning("model call failed (%s): %s%s; retrying in %.1f s", where, failure.reason, said, wait)
         notice = RetryChunk(
             attempt=self.attempts,
             max_retries=s.max_retries,

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.config import Config, load_config
-from engine.home import Home
+from engine.home import Home, make_private_dir
 from engine.memory.format import (
     DELIMITER,
     FILES,
@@ -168,9 +168,11 @@ class MemoryStore:
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            problem = f"{self.filename} is not UTF-8 text (bad byte at offset {exc.start})"
+            problem = f"it is not UTF-8 text (bad byte at offset {exc.start})"
             if not backup_on_error:
-                raise MemoryRefused(_error(f"Cannot read {problem}; re-save it as UTF-8.")) from exc
+                raise MemoryRefused(
+                    _error(f"Cannot read {self.filename}: {problem}; re-save it as UTF-8.")
+                ) from exc
             backup = self._backup(data)
             raise MemoryRefused(
                 _error(
@@ -473,7 +475,7 @@ class MemoryStore:
             summary = f"{summary} ({note})"
         try:
             if not self._folder_ready:
-                self.home.memories.mkdir(parents=True, exist_ok=True)
+                make_private_dir(self.home.memories)
                 self._folder_ready = True
             path = self.real_path()
             with self._locked(path):
@@ -528,7 +530,7 @@ class MemoryStore:
         try:
             with self._locked(self.real_path()):
                 return self._note_external_edit(self.read_raw())
-        except MemoryRefused:
+        except (MemoryRefused, WriteError):  # unreadable, or no lock in a read-only folder: no journal
             return None
 
     def _note_external_edit(self, raw: str, lost_race: str | None = None) -> JournalEntry | None:

@@ -389,8 +389,8 @@ class MainScreen(Screen[None]):
 
     @on(Pane.SummaryChanged)
     def _summary_changed(self) -> None:
-        if self.folded:
-            self._refresh_tabs()
+        # Kept current while hidden too: a terminal narrowed later folds the panes into this line.
+        self._refresh_tabs()
 
     # Data the app hands over.
 
@@ -487,12 +487,15 @@ class MainScreen(Screen[None]):
     @on(messages.ConversationReset)
     async def _conversation_reset(self, message: messages.ConversationReset) -> None:
         await self.transcript.clear()
-        self.compression.reset()
-        self.budget.reset_usage()
+        same_session = message.reason == "model" and bool(message.session_id)
+        if (
+            not same_session
+        ):  # a model switch goes on with the session: its calls, cost and compressions count
+            self.compression.reset()
+            self.budget.reset_usage()
+            self.status.update_state(compressions=0, cost_usd=None)
         self.skills.reset_session()
-        self.status.update_state(
-            compressions=0, cost_usd=None, working=False, note="", guarded="", overfull=False
-        )
+        self.status.update_state(working=False, note="", guarded="", overfull=False)
         self.budget.set_overfull(False)
         self._turn_session = ""
         if message.reason == "model":  # the transcript was just cleared: this notice is the one that stays

@@ -12,16 +12,19 @@ import asyncio
 import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from engine.cli.model_setup import (
     KEY_FROM_DOTENV,
     KEY_FROM_ENV,
+    KEY_KEEP,
     KEY_NONE,
     PROVIDERS,
     ModelChoice,
@@ -39,10 +42,15 @@ KEY_CHOICES = (
     ("paste it: keep it in the home's .env (readable by me only)", KEY_FROM_DOTENV),
     ("no key (a local server)", KEY_NONE),
 )
+KEEP_CHOICE = ("the key written in config.yaml (kept as it is)", KEY_KEEP)
 
 
 class SetupScreen(ModalScreen["Config | None"]):
-    """Dismisses with the new config once the settings are written (checked or not), else None."""
+    """Dismisses with the new config once the settings are written (checked or not), else None.
+
+    With a model configured (`current`), the form opens on its settings: saving it unchanged writes
+    the same model, endpoint and key source, so a working setup is never replaced by an example.
+    """
 
     CSS_PATH = "setup.tcss"
     AUTO_FOCUS = "#setup-provider"
@@ -51,23 +59,41 @@ class SetupScreen(ModalScreen["Config | None"]):
         Binding("escape", "later", "later", id="setup_later", tooltip="Close; set the model later"),
     ]
 
-    def __init__(self, home: Home, check_timeout: float | None = None) -> None:
+    def __init__(
+        self, home: Home, check_timeout: float | None = None, current: ModelChoice | None = None
+    ) -> None:
         super().__init__()
         self.home = home
+        self.current = current
         self.check_timeout = check_timeout
         self.written: Config | None = None
         self.previous_text: str | None = None
         self.last_check: Any = None
 
-    def compose(self) -> ComposeResult:
-        first = PROVIDERS[1]  # OpenRouter: one key, many models
-        with Vertical(id="setup-frame"):
-            yield Static(
-                "[b]Choose your model[/b] — no model is configured yet. This writes the [b]model:[/b] "
-                f"section of {self.home.config_file} (other settings and comments are kept) and checks "
-                "the endpoint with one tiny request.",
-                id="setup-title",
+    def _title(self) -> str:
+        where = f"[b]model:[/b] section of {self.home.config_file} (other settings and comments are kept)"
+        if self.current is None:
+            return (
+                f"[b]Choose your model[/b] — no model is configured yet. This writes the {where} and "
+                "checks the endpoint with one tiny request."
             )
+        now = escape(f"{self.current.model} at {self.current.resolved_base_url()}")
+        return (
+            f"[b]Choose the model[/b] — now: {now}. Saving writes the {where} and checks the endpoint "
+            "with one tiny request; Later changes nothing."
+        )
+
+    def compose(self) -> ComposeResult:
+        current = self.current
+        first = provider(current.provider) if current else PROVIDERS[1]  # OpenRouter: one key, many models
+        self._provider_shown = first.id
+        base_url = current.resolved_base_url() if current else first.base_url
+        model = current.model if current else first.example_model
+        key_env = current.key_env if current else first.key_env
+        key_from = current.key_source if current else self._default_key_source(first.key_env)
+        key_choices = [*KEY_CHOICES, KEEP_CHOICE] if key_from == KEY_KEEP else list(KEY_CHOICES)
+        with Vertical(id="setup-frame"):
+            yield Static(self._title(), id="setup-title")
             with VerticalScroll(id="setup-fields"):
                 yield Label("Where does the model run?")
                 yield Select(
@@ -78,26 +104,24 @@ class SetupScreen(ModalScreen["Config | None"]):
                     id="setup-provider",
                 )
                 yield Label("Base URL (the endpoint's /v1)")
-                yield Input(first.base_url, placeholder="https://…/v1", id="setup-base-url", compact=True)
+                yield Input(base_url, placeholder="https://…/v1", id="setup-base-url", compact=True)
                 yield Label("Model name")
                 yield Input(
-                    first.example_model,
+                    model,
                     placeholder="the name the endpoint knows",
                     id="setup-model",
                     compact=True,
                 )
                 yield Label("Where does the key come from?")
                 yield Select(
-                    [(label, value) for label, value in KEY_CHOICES],
-                    value=self._default_key_source(first.key_env),
+                    key_choices,
+                    value=key_from,
                     allow_blank=False,
                     compact=True,
                     id="setup-key-from",
                 )
                 yield Label("Variable that holds the key")
-                yield Input(
-                    first.key_env, placeholder="e.g. OPENROUTER_API_KEY", id="setup-key-env", compact=True
-                )
+                yield Input(key_env, placeholder="e.g. OPENROUTER_API_KEY", id="setup-key-env", compact=True)
                 yield Label("The key (kept in .env only)", id="setup-key-value-label")
                 yield Input(password=True, placeholder="paste the key", id="setup-key-value", compact=True)
             yield Static("", id="setup-result")
@@ -115,9 +139,15 @@ class SetupScreen(ModalScreen["Config | None"]):
 
     def _fit_fields(self) -> None:
         """The fields scroll inside what the frame has left after its title, result and buttons: on a
-        short terminal (80x24) the frame cut off the key field and the buttons instead."""
-        frame = self.query_one("#setup-frame")
-        fields = self.query_one("#setup-fields", VerticalScroll)
+        short terminal (80x24) the frame cut off the key field and the buttons instead.
+
+        It runs after a repaint, and a passed check closes the screen at once: by then (on a busy
+        machine) its widgets may be gone, and there is nothing left to fit."""
+        try:
+            frame = self.query_one("#setup-frame")
+            fields = self.query_one("#setup-fields", VerticalScroll)
+        except NoMatches:
+            return
         rest = sum(
             child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
             for child in frame.children
@@ -139,6 +169,9 @@ class SetupScreen(ModalScreen["Config | None"]):
 
     @on(Select.Changed, "#setup-provider")
     def _provider_changed(self, event: Select.Changed) -> None:
+        if str(event.value) == self._provider_shown:  # the value it opened on (or was already on)
+            return
+        self._provider_shown = str(event.value)
         chosen = provider(str(event.value))
         self._input("base-url").value = chosen.base_url
         self._input("model").value = chosen.example_model
@@ -152,7 +185,7 @@ class SetupScreen(ModalScreen["Config | None"]):
 
     def _show_key_fields(self) -> None:
         source = self.query_one("#setup-key-from", Select).value
-        self._input("key-env").disabled = source == KEY_NONE
+        self._input("key-env").disabled = source in (KEY_NONE, KEY_KEEP)
         pasted = source == KEY_FROM_DOTENV
         self._input("key-value").display = pasted
         self.query_one("#setup-key-value-label").display = pasted
@@ -160,7 +193,7 @@ class SetupScreen(ModalScreen["Config | None"]):
     def choice(self) -> ModelChoice:
         """What the form says now."""
         source = str(self.query_one("#setup-key-from", Select).value)
-        key_env = self._input("key-env").value.strip() if source != KEY_NONE else ""
+        key_env = self._input("key-env").value.strip() if source in (KEY_FROM_ENV, KEY_FROM_DOTENV) else ""
         return ModelChoice(
             provider=str(self.query_one("#setup-provider", Select).value),
             model=self._input("model").value.strip(),
