@@ -461,7 +461,7 @@ async def test_the_iteration_cap_ends_the_turn_with_a_clear_message(
 
 
 async def test_a_second_turn_while_one_runs_is_refused(hermes_home: Path, tmp_path: Path) -> None:
-    from engine.agent import AgentBusy
+    from engine.agent.errors import AgentBusy
 
     server = serve('rules:\n  - reply: {text: "slow", chunk_delay: 0.2, chunk_size: 1}\n')
     rig = make_rig(server, hermes_home, tmp_path)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engine.agent_session import AgentBusy, AgentError
+from engine.agent.api_history import estimate_tokens
+from engine.agent.errors import AgentBusy, AgentError
 from engine.events import SessionChanged
-from engine.history import estimate_tokens
 
 if TYPE_CHECKING:
     from engine.compression.oversized import FittedMessage, OversizedMessage
@@ -162,7 +162,7 @@ class CompressionMixin:
 
     async def _switch_session(self, new_session_id: str, messages: list[dict[str, Any]]) -> None:
         """After a compression split: the compressed history, a prompt rebuilt from disk, the new id."""
-        from engine.agent_session import fresh_prompt
+        from engine.agent.session import fresh_prompt
 
         old = self.session_id
         prompt = await fresh_prompt(

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.agent_session import AgentBusy, open_session, open_store
+from engine.agent.errors import AgentBusy
+from engine.agent.session import open_session, open_store
 from engine.events import Event, SessionChanged, Status
 from engine.guarded_settings import GuardedWatch
 from engine.prompt.build import tool_schema_tokens

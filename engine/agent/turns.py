@@ -33,10 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.agent_compression import CompressionMixin
-from engine.agent_lifecycle import LifecycleMixin, SessionTotals
-from engine.agent_review import ReviewMixin
-from engine.agent_session import AgentBusy, AgentError
+from engine.agent.api_history import MISSING_RESULT
+from engine.agent.background import ReviewMixin
+from engine.agent.errors import AgentBusy, AgentError
+from engine.agent.lifecycle import LifecycleMixin, SessionTotals
+from engine.agent.titles import SessionTitler
+from engine.agent.window import CompressionMixin
 from engine.events import (
     ErrorEvent,
     Event,
@@ -54,10 +56,8 @@ from engine.events import (
     Usage,
 )
 from engine.guarded_settings import GuardedWatch, change_sentence
-from engine.history import MISSING_RESULT
 from engine.prompt.layers import SystemPrompt
 from engine.prompt.nudges import NudgeTracker
-from engine.session_title import SessionTitler
 from engine.threats.redact import StreamRedactor, home_redactor, redact_event
 from engine.tools.context import ApprovalRequest, Decision, ToolContext
 from engine.tools.errors import ToolError

@@ -38,7 +38,7 @@ class ReviewMixin:
         def _emit_background(self, event: Any) -> None: ...
 
     def _start_review(self, nudges: list[Nudge], tool_calls: int) -> None:
-        from engine.review import ReviewJob
+        from engine.agent.review import ReviewJob
 
         assert self.prompt is not None
         job = ReviewJob(self.session_id, self.prompt.text, tuple(self.history), tuple(nudges), tool_calls)
@@ -49,7 +49,7 @@ class ReviewMixin:
 
     async def _review(self, job: Any, previous: asyncio.Task[None] | None) -> None:
         """One review, after the one before it (their writes land in order, never interleaved)."""
-        from engine.review import describe, review_context, run_review
+        from engine.agent.review import describe, review_context, run_review
 
         if previous is not None and not previous.done():
             await asyncio.wait({previous})  # its outcome is its own; only the order matters here

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.history import from_records
+from engine.agent.api_history import from_records
+from engine.agent.errors import AgentError
 from engine.prompt.build import build_system_prompt, stored_prompt
 from engine.prompt.layers import SystemPrompt
 
@@ -24,14 +25,6 @@ if TYPE_CHECKING:
     from engine.memory.store import Memory
     from engine.sessions.store import SessionStore
     from engine.skills.tools import SkillTools
-
-
-class AgentError(Exception):
-    """The agent cannot start or go on; the message is one sentence saying what to do."""
-
-
-class AgentBusy(AgentError):
-    """A turn is already running."""
 
 
 @dataclass
