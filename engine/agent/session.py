@@ -60,7 +60,7 @@ class AgentSession:
     nudges: NudgeTracker
     turns: int = 0  # user turns in the conversation so far
     flushed_at_turn: int = 0  # `turns` when memories were last flushed (session start, compression)
-    user_message_id: int | None = None  # the stored id of the last user message, when known
+    user_message: tuple[str, int] | None = None  # (session, id) of the last user message as stored
     usage_mark: tuple[int, int] | None = None  # (tokens of the last call, history length then)
     compressor: Compressor | None = None
     host: ProviderHost | None = None  # the memory provider, when one is configured
@@ -106,7 +106,7 @@ def _session(
     if records is not None:
         nudges.hydrate(history)
     turns = sum(1 for m in history if m.get("role") == "user")
-    last_user = next((r.id for r in reversed(records or []) if r.role == "user"), None)
+    last_user = next(((session_id, r.id) for r in reversed(records or []) if r.role == "user"), None)
     session = AgentSession(
         session_id, prompt, history, started_at, records is not None, tools, nudges, turns, turns, last_user
     )

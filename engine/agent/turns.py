@@ -477,12 +477,13 @@ class Agent:
     async def _record_user_message(self, session: AgentSession, text: str) -> None:
         """Store the user's message (unless it is the unanswered last one, asked again) and say its id."""
         if not self._unanswered(text):  # else the same question again (/retry after a failure)
-            session.user_message_id = await self._append("user", text)
+            message_id = await self._append("user", text)
+            session.user_message = None if message_id is None else (session.session_id, message_id)
             session.history.append({"role": "user", "content": text})
             if session.host is not None:
                 session.host.mirror("user", text)
-        if session.user_message_id is not None:
-            self._put(UserMessageStored(session.session_id, session.user_message_id))
+        if session.user_message is not None:
+            self._put(UserMessageStored(*session.user_message))
 
     def _after_turn(
         self, session: AgentSession, state: _TurnState, completed: bool, interrupted: bool
@@ -493,10 +494,11 @@ class Agent:
             self._put(NudgeFired(session.session_id, nudge.kind, nudge.reason))
         empty = completed and not state.final_text.strip() and not state.tool_calls
         self._put(TurnFinished(session.session_id, state.final_text, interrupted, state.tool_calls, empty))
-        store = self.lifecycle.require_store()
-        if due and bool(self.config.review.enabled):
+        store = self.lifecycle.store  # None once closed: nothing starts in the background any more
+        if store is not None and due and bool(self.config.review.enabled):
             self.background.start_review(session, store, due, state.tool_calls)
-        if completed and state.final_text.strip() and self.titler.due(session.session_id):
+        answered = completed and bool(state.final_text.strip())
+        if store is not None and answered and self.titler.due(session.session_id):
             # Named from its first exchange, in the background (close waits for it).
             self.background.spawn(self.titler.title(store, session.session_id, tuple(session.history)))
         if session.host is not None:
