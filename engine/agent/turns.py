@@ -18,6 +18,10 @@ Every message is committed to the session store as it completes: the user's befo
 called, each assistant reply when it ends (partial when interrupted), each tool result as it
 comes. The system prompt is built once per session and sent byte-identical on every call until
 a compression moves the conversation to a new session.
+
+The agent runs the turn; it holds the open `AgentSession` (engine/agent/session.py) and three
+collaborators: `Lifecycle` (the store; opening and closing sessions), `ContextWindow` (sizes and
+compression) and `BackgroundWork` (reviews and titles).
 """
 
 from __future__ import annotations
