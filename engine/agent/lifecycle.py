@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.agent.session import AgentSession, SessionTools, open_session, open_store
@@ -29,17 +28,6 @@ if TYPE_CHECKING:
 
 Emit = Callable[[Event], None]
 AskUser = Callable[[ApprovalRequest], Awaitable[Decision | str]]
-
-
-@dataclass
-class SessionTotals:
-    """What this agent's calls cost so far (all sessions of the chain), for a status bar."""
-
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    last_prompt_tokens: int = 0
 
 
 class Lifecycle:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from engine.agent.api_history import MISSING_RESULT
 from engine.agent.background import BackgroundWork
 from engine.agent.errors import AgentBusy, AgentError
-from engine.agent.lifecycle import Lifecycle, SessionTotals
+from engine.agent.lifecycle import Lifecycle
 from engine.agent.parts import AgentParts
 from engine.agent.titles import SessionTitler
 from engine.agent.window import ContextWindow
@@ -92,6 +92,17 @@ EventCallback = Callable[[Event], object]
 _END = object()
 BACKGROUND_BUFFER = 1000  # events kept for a UI that has not set `on_background` yet
 INTERRUPTED_RESULT = "Interrupted by the user before this call finished."
+
+
+@dataclass
+class SessionTotals:
+    """What this agent's calls cost so far (all sessions of the chain), for a status bar."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    last_prompt_tokens: int = 0
 
 
 @dataclass
