@@ -23,12 +23,13 @@ from textual.screen import Screen
 
 from engine.config import Config
 from engine.home import Home
+from engine.text.sentences import sentence as end_sentence
 from engine.text.tokens import estimate as estimate_tokens
 from engine.threats.redact import Redactor
 from engine.tools.sandbox import sandbox_status
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
-from tui.agent_port import AgentPort, drive_turn, interrupt, oversized
+from tui.agent_port import AgentPort, drive_turn, interrupt, kill_process, oversized
 from tui.app_agent import AgentLifecycle
 from tui.app_commands import SlashCommands
 from tui.app_feeds import PaneFeeds
@@ -92,6 +93,12 @@ def _session_commands() -> type[Any]:
     return SessionCommands
 
 
+def _process_commands() -> type[Any]:
+    from tui.palette import ProcessCommands
+
+    return ProcessCommands
+
+
 class CopyDone(Message):
     """A copy finished in its thread; the app says which clipboard took the text."""
 
@@ -111,7 +118,7 @@ class HwsApp(
     # Textual reads a screen's CSS_PATH when the screen is pushed, not for the default screen, so
     # the main screen's stylesheet (beside it in screens/) is loaded with the app.
     CSS_PATH = "screens/main.tcss"
-    COMMANDS = App.COMMANDS | {_skill_commands, _session_commands}
+    COMMANDS = App.COMMANDS | {_skill_commands, _session_commands, _process_commands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -417,7 +424,7 @@ class HwsApp(
     def _agent_unavailable(self, message: messages.AgentUnavailable) -> None:
         self.agent_unavailable(message.reason)
         self.main_screen.post_message(
-            messages.Notice(f"The agent cannot run: {message.reason}.", "warning", "!")
+            messages.Notice(end_sentence(f"The agent cannot run: {message.reason}"), "warning", "!")
         )
 
     @work(thread=True, group="catalogs", exit_on_error=False, description="load skill and session catalogs")
@@ -524,7 +531,7 @@ class HwsApp(
                     f"Not sent: no model is configured. Add one to {self.config_path_label} and restart."
                 )
             else:
-                sentence = f"Not sent: {reason}."
+                sentence = end_sentence(f"Not sent: {reason}")
             main.post_message(messages.Notice(sentence, "warning", "!"))
             main.post_message(messages.TurnAborted("no agent"))
             return
@@ -588,6 +595,18 @@ class HwsApp(
     def _cancel_stuck_turn(self) -> None:
         if self.turn_running:
             self.workers.cancel_group(self, "turn")
+
+    async def kill_process(self, process_id: str) -> None:
+        """The palette's `process: kill pN`: the agent kills it; the transcript says how it went."""
+        said = await kill_process(self.agent, process_id)
+        self.main_screen.post_message(messages.Notice(said, icon="⚙"))
+
+    def list_processes(self) -> None:
+        """The palette's `processes: list`: one notice naming each running background process."""
+        running = self.main_screen.process_feed.entries()
+        lines = [f"{pid} · {where} · {command}" for pid, command, where in running]
+        text = "running background processes: " + ("; ".join(lines) if lines else "none")
+        self.main_screen.post_message(messages.Notice(text, icon="⚙"))
 
     def switch_theme(self, name: str) -> None:
         if not name:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -191,20 +193,27 @@ class AgentLifecycle:
     # Quitting.
 
     def quit_on_terminate(self) -> None:
-        """SIGTERM (`kill`, a closing tmux server) quits as ctrl+q does: the session is closed and the
-        terminal given back. Unhandled, it killed hws mid-screen and left the terminal in its mode."""
-        import signal
-
+        """SIGTERM (`kill`, a closing tmux server) and SIGHUP (the terminal closed) quit as ctrl+q does:
+        the session is closed and the terminal, if it is still there, given back. Unhandled, they killed
+        hws mid-screen, left the terminal in its mode and the session open in state.db."""
         self._terminating = False
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not on this platform
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminate_requested)
+        loop = asyncio.get_running_loop()
+        for number in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not on this platform
+                loop.add_signal_handler(number, partial(self._terminate_requested, number))
 
-    def _terminate_requested(self) -> None:
+    def _terminate_requested(self, number: int = signal.SIGTERM) -> None:
         if self._terminating:  # a second one: leave without waiting for the session to close
-            self.exit(143)
+            self.exit(128 + number)
             return
         self._terminating = True
-        self.unsaved.log_lost("SIGTERM")  # nobody to ask: nothing is saved, the log says what was lost
+        if number == signal.SIGHUP:
+            from tui.hangup import HangupSafeDriver
+
+            if isinstance(self._driver, HangupSafeDriver):
+                self._driver.terminal_gone()
+        # nobody to ask: nothing is saved, the log says what was lost
+        self.unsaved.log_lost(signal.Signals(number).name)
         self.call_later(self.quit_now)
 
     async def quit_now(self) -> None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 
+from engine.text.sentences import sentence
 from tui import messages
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ class SlashCommands:
     def _can_replace_agent(self, name: str) -> bool:
         if self.agent_factory is None:
             why = self.agent_problem or "this window was given a fixed agent"
-            self._say(f"/{name} needs the agent: {why}.", "warning")
+            self._say(sentence(f"/{name} needs the agent: {why}"), "warning")
             return False
         return True
 
@@ -181,7 +182,7 @@ class SlashCommands:
         compress = getattr(self.agent, "compress", None) if self.agent is not None else None
         if compress is None:
             why = self.agent_problem or "this agent cannot compress"
-            self._say(f"/compress needs the agent: {why}.", "warning")
+            self._say(sentence(f"/compress needs the agent: {why}"), "warning")
             return
         self.turn_running = True
         self.main_screen.status.update_state(working=True, note="compressing…")

@@ -11,6 +11,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from engine.events import Event, Status
+from engine.text.sentences import sentence as end_sentence
 
 if TYPE_CHECKING:
     from engine.agent.parts import AgentParts
@@ -80,7 +81,9 @@ class BackgroundWork:
             )
 
             def retrying(chunk: Any) -> None:
-                self._emit_background(Status(job.session_id, "warning", f"Background review: {chunk.text}."))
+                self._emit_background(
+                    Status(job.session_id, "warning", end_sentence(f"Background review: {chunk.text}"))
+                )
 
             result = await run_review(
                 parts.aux_client,

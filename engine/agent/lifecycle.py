@@ -12,10 +12,12 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from engine.agent.session import AgentSession, SessionTools, open_session, open_store
-from engine.events import Event, Status
+from engine.events import Event, SessionResumed, Status
 from engine.guarded_settings import GuardedWatch
 from engine.prompt.build import tool_schema_tokens
+from engine.text.sentences import sentence
 from engine.tools.context import ApprovalRequest, Decision, ToolContext
+from engine.tools.terminal_session import close_terminal
 
 log = logging.getLogger("engine.agent")
 
@@ -109,6 +111,8 @@ class Lifecycle:
             exact_tokens=parts.exact_tokens,
         )
         session.compressor = self.window.make_compressor(store)
+        if session.resumed:
+            self._emit_background(SessionResumed(session.session_id, session.title, len(session.history)))
         provider = str(parts.config.memory.provider or "").strip()
         if provider:  # the host module is not worth importing otherwise
             from engine.providers.host import ProviderHost
@@ -151,6 +155,7 @@ class Lifecycle:
         """End `session` for good (`/new`): memories flushed, background work finished, the store told."""
         await self.flush_before_end(session)
         await self.finish_background(session)
+        await close_terminal(session.ctx)  # its shell and background processes end with the session
         await self.require_store().end_session(session.session_id, reason)
 
     async def finish_background(self, session: AgentSession | None) -> None:
@@ -194,7 +199,7 @@ class Lifecycle:
             return
         saved = "; ".join(result.writes) if result.writes else "nothing new to save"
         plural = "s" if turns != 1 else ""
-        said = f"Memory flush after {turns} turn{plural}, before the session ended: {saved}."
+        said = sentence(f"Memory flush after {turns} turn{plural}, before the session ended: {saved}")
         self._emit_background(Status(session.session_id, "info", said))
 
     async def close(
@@ -204,6 +209,7 @@ class Lifecycle:
         if self.store is not None and session is not None:
             await self.flush_before_end(session)
         await self.finish_background(session)
+        await close_terminal(session.ctx if session is not None else None)
         if self.store is not None:
             if pending is not None:
                 with contextlib.suppress(Exception):  # still locked: the journal waits for the next store

@@ -64,6 +64,7 @@ class AgentSession:
     usage_mark: tuple[int, int] | None = None  # (tokens of the last call, history length then)
     compressor: Compressor | None = None
     host: ProviderHost | None = None  # the memory provider, when one is configured
+    title: str = ""  # a resumed conversation's title, as stored
 
     @property
     def memory(self) -> Memory:
@@ -227,4 +228,6 @@ async def open_session(
         prompt = rebuilt
     else:
         prompt = rebuilt if rebuilt.text == stored else stored_prompt(stored, exact_tokens)
-    return _session(config, tools, record.id, prompt, record.started_at, records)
+    session = _session(config, tools, record.id, prompt, record.started_at, records)
+    session.title = record.title or first.title or ""
+    return session

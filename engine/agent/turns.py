@@ -290,6 +290,12 @@ class Agent:
         self.session = await self.lifecycle.open_session(None)
         yield SessionChanged(self.session_id, old.session_id, "new_session")
 
+    async def kill_process(self, process_id: str) -> str:
+        """Kill one of the session's background processes (the workstation's palette asks); a sentence."""
+        from engine.tools.terminal_session import kill_background
+
+        return await kill_background(self.ctx, process_id)
+
     async def wait_background(self, timeout: float | None = None) -> bool:
         """Wait for background reviews and titles; True when none is left running."""
         return await self.background.wait(timeout)
