@@ -101,7 +101,7 @@ def _system_prompt(request: dict[str, Any]) -> str:
 
 async def _agent_turns(base_url: str, home_root: Path, texts: list[str]) -> tuple[list[float], list[float]]:
     """Wall and process-CPU milliseconds of each turn (the server runs elsewhere, so CPU is ours)."""
-    from engine.agent import Agent
+    from engine.agent.turns import Agent
     from engine.config import load_config
     from engine.home import Home
     from engine.llm.direct import DirectLLMClient

@@ -34,6 +34,14 @@ class TurnStarted(Event):
 
 
 @dataclass(frozen=True)
+class UserMessageStored(Event):
+    """The turn's user message is in state.db as `message_id` of `session_id` (a /retry: the one asked
+    again). Not sent while another program's lock keeps it in the journal."""
+
+    message_id: int
+
+
+@dataclass(frozen=True)
 class TextDelta(Event):
     text: str
 

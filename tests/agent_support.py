@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from engine.agent import Agent
+from engine.agent.turns import Agent
 from engine.config import load_config
 from engine.events import Event
 from engine.home import Home

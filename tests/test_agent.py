@@ -18,7 +18,9 @@ from engine.events import (
     TurnFinished,
     TurnStarted,
     Usage,
+    UserMessageStored,
 )
+from engine.storage.journal import Journal
 from tests.agent_support import (
     make_rig,
     of_type,
@@ -62,6 +64,12 @@ async def test_a_plain_answer_streams_is_recorded_and_counted(hermes_home: Path,
         ("assistant", "Hello, Ada! Nice to meet you."),
     ]
     assert messages[1].reasoning == "Greet back." and messages[1].finish_reason == "stop"
+    # The id state.db gave the user's message reaches the UI, right after the turn starts.
+    stored = events[1]
+    assert isinstance(stored, UserMessageStored) and (stored.session_id, stored.message_id) == (
+        sid,
+        messages[0].id,
+    )
     session = await stored_session(rig.home, sid)
     assert (session.input_tokens, session.output_tokens, session.cache_read_tokens) == (900, 12, 640)
     assert session.api_call_count == 1 and session.end_reason == "cli_close"
@@ -128,6 +136,8 @@ async def test_a_memory_write_reaches_disk_but_not_the_prompt_of_this_session(
     written = of_type(first, MemoryWritten)
     assert len(written) == 1 and written[0].target == "user" and written[0].who == "agent"
     assert written[0].journal_id and written[0].session_id == sid
+    entry = Journal(rig.home).get(written[0].journal_id)  # the entry the store wrote, not a guess
+    assert (entry.target, entry.action, entry.who) == ("user", written[0].action, "agent")
     user_file = rig.home.memories / "USER.md"
     assert user_file.read_text(encoding="utf-8") == "The user keeps bees."
     prompts = [r.system_prompt for r in server.chat_requests]
@@ -463,7 +473,7 @@ async def test_the_iteration_cap_ends_the_turn_with_a_clear_message(
 
 
 async def test_a_second_turn_while_one_runs_is_refused(hermes_home: Path, tmp_path: Path) -> None:
-    from engine.agent import AgentBusy
+    from engine.agent.errors import AgentBusy
 
     server = serve('rules:\n  - reply: {text: "slow", chunk_delay: 0.2, chunk_size: 1}\n')
     rig = make_rig(server, hermes_home, tmp_path)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from engine.agent import AgentError
+from engine.agent.errors import AgentError
 from engine.events import SessionChanged, SessionTitled, Status, TurnFinished
 from tests.agent_support import client_for, make_rig, of_type, serve, stored_messages, stored_session
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.agent_session import AgentBusy
+from engine.agent.errors import AgentBusy
 from engine.events import SessionChanged
 from tests.agent_support import make_rig, of_type, serve, stored_session
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engine.agent import Agent
+from engine.agent.turns import Agent
 from engine.config import load_config
 from engine.home import Home
 from tests.agent_support import serve, write_config

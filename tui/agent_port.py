@@ -126,8 +126,8 @@ class AgentBuilder:
         config = with_overrides(config, self.overrides or {})
         if not config.model_name:
             raise AgentUnavailableError("no model is configured")
-        from engine.agent import create_agent
-        from engine.agent_session import AgentError
+        from engine.agent.errors import AgentError
+        from engine.agent.turns import create_agent
 
         try:
             return create_agent(home, config, source="tui", cwd=self.workdir, resume=resume)

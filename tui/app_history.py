@@ -22,16 +22,6 @@ if TYPE_CHECKING:
     from tui.agent_port import AgentPort
 
 
-class TurnTagged(messages.Message, bubble=False):
-    """A finished turn's user message was found in state.db."""
-
-    def __init__(self, block: Any, session_id: str, message_id: int) -> None:
-        super().__init__()
-        self.block = block
-        self.session_id = session_id
-        self.message_id = message_id
-
-
 class HistoryFeeds:
     """Reading state.db for the transcript and the sessions screen (mixed into `HwsApp`)."""
 
@@ -87,15 +77,6 @@ class HistoryFeeds:
                 wanted.direction, request=wanted.request, error=f"Could not read state.db: {exc}"
             )
         wanted.transcript.post_message(HistoryLoaded(page))
-
-    @work(group="history-tag", exit_on_error=False, description="find a turn's stored user message")
-    async def tag_turn(self, block: Any, session_id: str, text: str) -> None:
-        try:
-            message_id = await self.history.last_user_message(session_id, text)
-        except Exception:
-            return
-        if message_id is not None:
-            self.main_screen.post_message(TurnTagged(block, session_id, message_id))
 
     # The sessions screen.
 

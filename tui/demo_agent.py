@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from engine import events
 
 if TYPE_CHECKING:
-    from engine.agent import Agent
+    from engine.agent.turns import Agent
     from engine.demo.workspace import DemoWorkspace
     from engine.prompt.layers import SystemPrompt
 
@@ -36,7 +36,7 @@ class DemoAgent:
         self.agent: Agent = self._new_agent()
 
     def _new_agent(self) -> Agent:
-        from engine.agent import Agent
+        from engine.agent.turns import Agent
 
         return Agent(
             self.workspace.home,

@@ -40,6 +40,9 @@ class EngineMessage(Message, Generic[E], bubble=False):
 class TurnStarted(EngineMessage["events.TurnStarted"]): ...
 
 
+class UserMessageStored(EngineMessage["events.UserMessageStored"]): ...
+
+
 class TextDelta(EngineMessage["events.TextDelta"]): ...
 
 

@@ -241,17 +241,6 @@ class HistoryReader:
         session = await store.get_session(await store.lineage_root(session_id))
         return str(session.title or "") if session is not None else ""
 
-    async def last_user_message(self, session_id: str, text: str) -> int | None:
-        """The stored id of the newest user message of a session, when it says `text`."""
-        store = await self.store()
-        if store is None:
-            return None
-        _first, last, _total = await store.bookends(session_id, 3, roles=("user",))
-        for record in reversed(last):
-            if as_typed(record.text).strip() == text.strip():
-                return int(record.id)
-        return None
-
     # The sessions screen.
 
     async def conversations(self, offset: int, limit: int) -> list[SessionRow]:

@@ -71,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _compress(home: Home, config: Config, args: argparse.Namespace, client: Any) -> int:
-    from engine.agent import Agent, AgentError
+    from engine.agent.errors import AgentError
+    from engine.agent.turns import Agent
 
     printer = _Printer(args.json)
     try:

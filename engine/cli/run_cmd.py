@@ -167,7 +167,8 @@ async def _run_turn(
     client: LLMClient | None,
     aux_client: LLMClient | None,
 ) -> int:
-    from engine.agent import Agent, AgentError
+    from engine.agent.errors import AgentError
+    from engine.agent.turns import Agent
 
     printer = JsonPrinter() if args.json else TextPrinter()
     try:

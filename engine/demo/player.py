@@ -18,7 +18,7 @@ from engine.events import Event, SessionChanged
 from engine.memory.format import FILES, parse_entries
 
 if TYPE_CHECKING:
-    from engine.agent import Agent
+    from engine.agent.turns import Agent
 
 Sink = Callable[[Any], object]
 
@@ -73,7 +73,7 @@ class HeadlessPlayer:
         self.sink(DemoNote(kind, text, step))
 
     def _new_agent(self) -> Agent:
-        from engine.agent import Agent
+        from engine.agent.turns import Agent
 
         return Agent(
             self.workspace.home,

@@ -314,7 +314,8 @@ class MemoryStore:
 
         `options` go to the write: `dry_run=True` computes the change under the lock and writes nothing
         (the result carries `before` and `after`); `check(state, new_raw)` may refuse it (a dict) just
-        before it is written; `who` and `note` are what the journal records.
+        before it is written; `who` and `note` are what the journal records; `journaled(entry)` is
+        called with the journal entry of the change once it is written.
         """
         operations = args.get("operations")
         if operations:
@@ -470,6 +471,7 @@ class MemoryStore:
         dry_run: bool = False,
         check: Callable[[DiskState, str], dict[str, Any] | None] | None = None,
         note: str = "",
+        journaled: Callable[[JournalEntry], None] | None = None,
     ) -> dict[str, Any]:
         if note:
             summary = f"{summary} ({note})"
@@ -504,7 +506,9 @@ class MemoryStore:
                     if written is None:  # edited by hand meanwhile: read it again, redo the change
                         lost_race = state.raw
                         continue
-                    self._journal(action, who or self.who, state.raw, new_raw, summary)
+                    entry = self._journal(action, who or self.who, state.raw, new_raw, summary)
+                    if entry is not None and journaled is not None:
+                        journaled(entry)
                     if written != new_raw:  # text appended by hand during the rename was carried over
                         self._journal("edit", "external", new_raw, written, "appended outside hws meanwhile")
                     return self.success(message, parse_entries(written))
@@ -519,11 +523,12 @@ class MemoryStore:
                 str(exc) if isinstance(exc, WriteError) else f"Cannot write {self.filename}: {exc}."
             )
 
-    def _journal(self, action: str, who: str, before: str, after: str, summary: str) -> None:
+    def _journal(self, action: str, who: str, before: str, after: str, summary: str) -> JournalEntry | None:
         with contextlib.suppress(WriteError, JournalError, OSError):  # the write itself has succeeded
-            self.journal.record(
+            return self.journal.record(
                 JOURNAL_KIND, self.target, self.rel_path, action, who, before, after, _short(summary)
             )
+        return None
 
     def sync_journal(self) -> JournalEntry | None:
         """Journal a hand edit of the file now (for a file watcher), without writing the file."""
@@ -636,8 +641,11 @@ class Memory:
         """A new user turn: the consolidation-failure count starts again."""
         self._failures = 0
 
-    def tool_call(self, args: dict[str, Any]) -> dict[str, Any]:
-        """The `memory` tool: Hermes' checks in Hermes' order, then the store's result dict."""
+    def tool_call(
+        self, args: dict[str, Any], journaled: Callable[[JournalEntry], None] | None = None
+    ) -> dict[str, Any]:
+        """The `memory` tool: Hermes' checks in Hermes' order, then the store's result dict; `journaled`
+        gets the journal entry of a change written now (a staged one is written, and journaled, later)."""
         if not self.stores:
             return _error("Memory is not available. It may be disabled in config or this environment.")
         target = args.get("target")
@@ -649,7 +657,7 @@ class Memory:
             return _error("Memory is not available. It may be disabled in config or this environment.")
         if self.write_approval:
             return self._count_failure(stage_memory(self, store, args))
-        return self._count_failure(store.apply(args))
+        return self._count_failure(store.apply(args, journaled=journaled))
 
     def _count_failure(self, result: dict[str, Any]) -> dict[str, Any]:
         """After too many failed consolidations in one turn, tell the model to stop and answer the user."""

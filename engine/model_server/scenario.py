@@ -153,7 +153,7 @@ STYLE_DEFAULTS: dict[str, Any] = {
     "http_chunk_per_event": False,
 }
 BUILTIN_KINDS: dict[str, dict[str, Any]] = {
-    # a session's title, asked of the auxiliary model (engine/session_title.py's instructions); first,
+    # a session's title, asked of the auxiliary model (engine/agent/titles.py's instructions); first,
     # as the exchange it shows may itself ask for a summary
     "title": {"no_tools": True, "system": r"(?i)write a title for this conversation"},
     "flush": {"user": r"(?i)(session is being compressed|save anything worth remembering)"},

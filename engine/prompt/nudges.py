@@ -7,7 +7,7 @@
 - skill_patch: a skill loaded with skill_view in a turn whose later tool calls failed, and not
   patched since, should be patched at once.
 
-The tracker only decides; the agent runs the review in the background (see `engine.review`).
+The tracker only decides; the agent runs the review in the background (see `engine.agent.review`).
 """
 
 from __future__ import annotations

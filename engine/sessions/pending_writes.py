@@ -38,20 +38,19 @@ class PendingWrites:
         """How many messages wait in the journal."""
         return len(self._read())
 
-    async def append(self, session_id: str, role: str, content: Any, **fields: Any) -> bool:
-        """Write one message (and what waited before it); False when it was kept in the journal."""
+    async def append(self, session_id: str, role: str, content: Any, **fields: Any) -> int | None:
+        """Write one message (and what waited before it) and return its id; None when the journal kept it."""
         entry = {"session_id": session_id, "role": role, "content": self.store.redactor.value(content)}
         entry.update({k: self.store.redactor.value(v) for k, v in fields.items()})
         entry.setdefault("timestamp", time.time())
         if not await self.flush():
             self._keep(entry)
-            return False
+            return None
         try:
-            await self._write(entry)
+            return await self._write(entry)
         except StoreLocked:
             self._keep(entry)
-            return False
-        return True
+            return None
 
     async def flush(self) -> bool:
         """Write what the journal holds, oldest first; False while state.db is still locked."""
@@ -67,18 +66,20 @@ class PendingWrites:
             self._save(waiting)
         return True
 
-    async def _write(self, entry: dict[str, Any]) -> None:
+    async def _write(self, entry: dict[str, Any]) -> int:
         fields = {k: v for k, v in entry.items() if k not in ("session_id", "role", "content")}
         for attempt in range(self.retries + 1):
             try:
-                await self.store.append_message(
-                    entry["session_id"], entry["role"], entry["content"], **fields
+                return int(
+                    await self.store.append_message(
+                        entry["session_id"], entry["role"], entry["content"], **fields
+                    )
                 )
-                return
             except StoreLocked:
                 if attempt == self.retries:
                     raise
                 await asyncio.sleep(self.pause_s * (attempt + 1))
+        raise StoreLocked("state.db stayed locked: no attempt was left to write the message.")
 
     def _read(self) -> list[dict[str, Any]]:
         try:

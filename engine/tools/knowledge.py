@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.events import MemoryWritten, WriteStaged
 from engine.skills.tools import SKILL_MANAGE_SCHEMA, SKILL_VIEW_SCHEMA, SKILLS_LIST_SCHEMA
 from engine.tools.context import ToolContext
 from engine.tools.preview import one_line, quoted
 from engine.tools.registry import Tool, ToolRegistry, ToolResult
+
+if TYPE_CHECKING:
+    from engine.storage.journal import JournalEntry
 
 KNOWLEDGE_TOOLSETS = ("memory", "skills")  # what the background review may use
 MEMORY_PARAMETERS: dict[str, Any] = {
@@ -97,19 +100,12 @@ def _written_texts(args: dict[str, Any], *keys: str) -> list[str]:
 async def _memory(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     memory = ctx.resource("memory")
     target = str(args.get("target") or "memory")
-    journal = memory.journal
     refused = await _second_opinion("memory write", _written_texts(args, "content"), ctx)
     if refused:
         return ToolResult({"success": False, "error": refused}, ok=False, summary=f"error: {refused}")
 
-    def write() -> tuple[dict[str, Any], str | None, str | None]:
-        before = journal.last("memory", target)
-        result = memory.tool_call(args)
-        after = journal.last("memory", target) if result.get("success") else None
-        changed = after is not None and (before is None or after.id != before.id)
-        return result, after.id if changed and after else None, after.action if changed and after else None
-
-    result, journal_id, action = await asyncio.to_thread(write)
+    written: list[JournalEntry] = []  # the journal entry of the change, as the store wrote it
+    result = await asyncio.to_thread(memory.tool_call, args, written.append)
     ok = bool(result.get("success"))
     message = str(result.get("message") or result.get("error") or "")
     if result.get("staged"):
@@ -120,12 +116,9 @@ async def _memory(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         action_name = str(args.get("action") or "batch")
         await ctx.send(WriteStaged(ctx.session_id, "memory", pending_id, action_name, summary, memory.who))
         return ToolResult(result, ok=True, summary=f"staged for approval ({pending_id})")
-    if journal_id:
-        await ctx.send(
-            MemoryWritten(
-                ctx.session_id, target, action or str(args.get("action")), memory.who, journal_id, message
-            )
-        )
+    if written and ok:
+        entry = written[-1]
+        await ctx.send(MemoryWritten(ctx.session_id, target, entry.action, memory.who, entry.id, message))
     summary = f"{target}: {message}" if ok else f"error: {message}"
     return ToolResult(result, ok=ok, summary=summary)
 

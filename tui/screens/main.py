@@ -24,7 +24,6 @@ from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
 from tui import messages
-from tui.app_history import TurnTagged
 from tui.process_feed import ProcessFeed
 from widgets.budget_pane import BudgetPane, BudgetView
 from widgets.compression_pane import CompressionPane
@@ -154,7 +153,6 @@ class MainScreen(Screen[None]):
         self.settings = settings
         self.clock = clock
         self.wall_clock = wall_clock
-        self._turn_session = ""
         self._turn_note = ""  # the status note a running turn set (a retry), cleared when it succeeds
         self._turn_failed = False
         self._layer_notes_said: set[str] = set()
@@ -473,10 +471,11 @@ class MainScreen(Screen[None]):
         message.stop()
         self.app.read_history_page(message)  # type: ignore[attr-defined]
 
-    @on(TurnTagged)
-    def _turn_tagged(self, message: TurnTagged) -> None:
-        if message.block.is_attached:
-            self.transcript.tag_user(message.block, (message.session_id, message.message_id))
+    @on(messages.UserMessageStored)
+    def _user_message_stored(self, message: messages.UserMessageStored) -> None:
+        block = self.transcript.turn_user
+        if block is not None and block.is_attached:
+            self.transcript.tag_user(block, (message.event.session_id, message.event.message_id))
 
     @on(messages.SessionOpened)
     def _session_opened(self, message: messages.SessionOpened) -> None:
@@ -497,7 +496,6 @@ class MainScreen(Screen[None]):
         self.skills.reset_session()
         self.status.update_state(working=False, note="", guarded="", overfull=False)
         self.budget.set_overfull(False)
-        self._turn_session = ""
         if message.reason == "model":  # the transcript was just cleared: this notice is the one that stays
             model = self.status.state.model or "another model"
             goes_on = f"; session {message.session_id} goes on" if message.session_id else ""
@@ -539,7 +537,6 @@ class MainScreen(Screen[None]):
     @on(messages.TurnStarted)
     def _turn_started(self, message: messages.TurnStarted) -> None:
         self.status.update_state(working=True)
-        self._turn_session = message.event.session_id
         self._use_session(message.event.session_id)
 
     @on(messages.TextDelta)
@@ -659,7 +656,6 @@ class MainScreen(Screen[None]):
     @on(messages.TurnFinished)
     async def _turn_finished(self, message: messages.TurnFinished) -> None:
         transcript = self.transcript
-        block = transcript.turn_user
         await transcript.finish_turn(message.event)
         event = message.event
         if event.empty:
@@ -674,9 +670,6 @@ class MainScreen(Screen[None]):
         if self.settings.bell_on_complete:
             app.bell()
         app.refresh_panes("budget")  # type: ignore[attr-defined]
-        session = getattr(self, "_turn_session", "") or message.event.session_id
-        if block is not None and session:
-            app.tag_turn(block, session, block.text)  # type: ignore[attr-defined]
 
     @on(messages.TurnAborted)
     async def _turn_aborted(self, message: messages.TurnAborted) -> None:

@@ -1,4 +1,4 @@
-"""Opening a session for the agent: the store, a new or resumed session, and its frozen prompt.
+"""The agent's open session (`AgentSession`) and opening one: the store, a new or resumed session, its prompt.
 
 A new session gets a prompt built from the home now. A resumed one (followed along its
 compression chain to the newest child) gets the prompt stored with it, byte for byte, so a
@@ -14,34 +14,105 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.history import from_records
+from engine.agent.api_history import from_records
+from engine.agent.errors import AgentError
 from engine.prompt.build import build_system_prompt, stored_prompt
 from engine.prompt.layers import SystemPrompt
+from engine.prompt.nudges import NudgeTracker
 
 if TYPE_CHECKING:
+    from engine.compression.compressor import Compressor
     from engine.config import Config
+    from engine.guarded_settings import GuardedWatch
     from engine.home import Home
     from engine.memory.store import Memory
+    from engine.providers.host import ProviderHost
+    from engine.sessions.records import MessageRecord
     from engine.sessions.store import SessionStore
     from engine.skills.tools import SkillTools
-
-
-class AgentError(Exception):
-    """The agent cannot start or go on; the message is one sentence saying what to do."""
-
-
-class AgentBusy(AgentError):
-    """A turn is already running."""
+    from engine.tools.context import ToolContext
 
 
 @dataclass
-class OpenedSession:
+class SessionTools:
+    """What a session's tools write through, made anew for each session (memory and skills as the home
+    holds them when it opens)."""
+
+    memory: Memory
+    skills: SkillTools
+    ctx: ToolContext
+    guarded: GuardedWatch  # the guarded settings as the session began
+
+
+@dataclass
+class AgentSession:
+    """One open session: its id, frozen prompt and history, what its tools write through, and its counts.
+
+    The agent holds one at a time; `/new` and a compression split move it to another.
+    """
+
     session_id: str
     prompt: SystemPrompt
     history: list[dict[str, Any]]
     started_at: float
     resumed: bool
-    title: str = ""
+    tools: SessionTools
+    nudges: NudgeTracker
+    turns: int = 0  # user turns in the conversation so far
+    flushed_at_turn: int = 0  # `turns` when memories were last flushed (session start, compression)
+    user_message: tuple[str, int] | None = None  # (session, id) of the last user message as stored
+    usage_mark: tuple[int, int] | None = None  # (tokens of the last call, history length then)
+    compressor: Compressor | None = None
+    host: ProviderHost | None = None  # the memory provider, when one is configured
+    title: str = ""  # a resumed conversation's title, as stored
+
+    @property
+    def memory(self) -> Memory:
+        return self.tools.memory
+
+    @property
+    def skills(self) -> SkillTools:
+        return self.tools.skills
+
+    @property
+    def ctx(self) -> ToolContext:
+        return self.tools.ctx
+
+    @property
+    def system_message(self) -> dict[str, Any]:
+        return {"role": "system", "content": self.prompt.text}
+
+    def use(self, session_id: str, prompt: SystemPrompt) -> None:
+        """Go on as `session_id` with `prompt` (a new session, or the child a compression made)."""
+        self.session_id = session_id
+        self.prompt = prompt
+        self.usage_mark = None
+        self.tools.skills.session_id = session_id
+        self.tools.memory.session_id = session_id
+        self.tools.skills.tiers.session_id = session_id
+        self.tools.ctx.session_id = session_id
+
+
+def _session(
+    config: Config,
+    tools: SessionTools,
+    session_id: str,
+    prompt: SystemPrompt,
+    started_at: float,
+    records: list[MessageRecord] | None = None,
+) -> AgentSession:
+    """The object for a new session (no records) or a resumed one, its nudges counted from its history."""
+    history = from_records(records) if records else []
+    nudges = NudgeTracker(int(config.memory.nudge_interval), int(config.skills.creation_nudge_tool_calls))
+    if records is not None:
+        nudges.hydrate(history)
+    turns = sum(1 for m in history if m.get("role") == "user")
+    last_user = next(((session_id, r.id) for r in reversed(records or []) if r.role == "user"), None)
+    session = AgentSession(
+        session_id, prompt, history, started_at, records is not None, tools, nudges, turns, turns, last_user
+    )
+    session.use(session_id, prompt)
+    return session
 
 
 async def open_store(home: Home, config: Config) -> SessionStore:
@@ -105,15 +176,15 @@ async def open_session(
     resume: str | None,
     source: str,
     tool_names: list[str],
-    memory: Memory,
-    skills: SkillTools,
+    tools: SessionTools,
     cwd: Path,
     model: str,
     exact_tokens: bool = True,
-) -> OpenedSession:
+) -> AgentSession:
     """Create a session, or resume `resume` (an id, unique prefix or title) at the tip of its chain."""
     from engine.sessions.errors import SessionNotFound
 
+    memory, skills = tools.memory, tools.skills
     if resume is None:
         prompt = await fresh_prompt(
             home,
@@ -128,7 +199,7 @@ async def open_session(
         record = await store.create_session(
             source=source, model=model or None, system_prompt=prompt.text, cwd=str(cwd)
         )
-        return OpenedSession(record.id, prompt, [], record.started_at, False)
+        return _session(config, tools, record.id, prompt, record.started_at)
     try:
         first = await store.find_session(resume)
     except SessionNotFound as exc:
@@ -138,7 +209,7 @@ async def open_session(
     assert record is not None
     if record.ended:
         await store.reopen_session(record.id)
-    history = from_records(await store.get_messages(record.id))
+    records = await store.get_messages(record.id)
     started = dt.datetime.fromtimestamp(record.started_at)
     rebuilt = await fresh_prompt(
         home,
@@ -157,5 +228,6 @@ async def open_session(
         prompt = rebuilt
     else:
         prompt = rebuilt if rebuilt.text == stored else stored_prompt(stored, exact_tokens)
-    title = record.title or first.title or ""
-    return OpenedSession(record.id, prompt, history, record.started_at, True, title)
+    session = _session(config, tools, record.id, prompt, record.started_at, records)
+    session.title = record.title or first.title or ""
+    return session

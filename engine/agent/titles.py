@@ -22,6 +22,8 @@ from engine.events import Event, SessionTitled
 
 if TYPE_CHECKING:
     from engine.config import Config
+    from engine.llm.client import LLMClient
+    from engine.sessions.store import SessionStore
 
 log = logging.getLogger("engine.agent")
 
@@ -86,7 +88,7 @@ def clean_title(reply: str) -> str:
 class SessionTitler:
     """Names an agent's sessions (one titling per session), reporting each title as `SessionTitled`."""
 
-    def __init__(self, config: Config, aux_client: Any, emit: Callable[[Event], None]) -> None:
+    def __init__(self, config: Config, aux_client: LLMClient, emit: Callable[[Event], None]) -> None:
         self.config = config
         self.aux_client = aux_client
         self.emit = emit
@@ -103,7 +105,7 @@ class SessionTitler:
         """`/title` named the session: it is never titled automatically afterwards."""
         self._asked.add(session_id)
 
-    async def title(self, store: Any, session_id: str, history: Sequence[dict[str, Any]]) -> None:
+    async def title(self, store: SessionStore, session_id: str, history: Sequence[dict[str, Any]]) -> None:
         """Title the conversation `session_id` belongs to from its first exchange, unless it has a
         title already (the title lives on the conversation's first session, where the sessions list
         and `--resume` read it)."""
@@ -140,11 +142,11 @@ class SessionTitler:
         content = reply.content if isinstance(reply.content, str) else str(reply.content or "")
         return clean_title(content)
 
-    async def _titled(self, store: Any, session_id: str) -> bool:
+    async def _titled(self, store: SessionStore, session_id: str) -> bool:
         session = await store.get_session(session_id)
         return session is None or bool(session.title)
 
-    async def _write(self, store: Any, session_id: str, root: str, title: str, by: str) -> None:
+    async def _write(self, store: SessionStore, session_id: str, root: str, title: str, by: str) -> None:
         if not title.strip() or await self._titled(store, root):  # `/title` may have come first
             return
         try:

@@ -18,6 +18,10 @@ Every message is committed to the session store as it completes: the user's befo
 called, each assistant reply when it ends (partial when interrupted), each tool result as it
 comes. The system prompt is built once per session and sent byte-identical on every call until
 a compression moves the conversation to a new session.
+
+The agent runs the turn; it holds the open `AgentSession` (engine/agent/session.py) and three
+collaborators: `Lifecycle` (the store; opening and closing sessions), `ContextWindow` (sizes and
+compression) and `BackgroundWork` (reviews and titles).
 """
 
 from __future__ import annotations
@@ -34,10 +38,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.agent_compression import CompressionMixin
-from engine.agent_lifecycle import LifecycleMixin, SessionTotals
-from engine.agent_review import ReviewMixin
-from engine.agent_session import AgentBusy, AgentError
+from engine.agent.api_history import MISSING_RESULT
+from engine.agent.background import BackgroundWork
+from engine.agent.errors import AgentBusy, AgentError
+from engine.agent.lifecycle import Lifecycle
+from engine.agent.parts import AgentParts
+from engine.agent.titles import SessionTitler
+from engine.agent.window import ContextWindow
 from engine.event_log import log_event
 from engine.events import (
     ErrorEvent,
@@ -45,6 +52,7 @@ from engine.events import (
     GuardedSettingsChanged,
     NudgeFired,
     ReasoningDelta,
+    SessionChanged,
     SessionTitled,
     Status,
     TextDelta,
@@ -54,23 +62,30 @@ from engine.events import (
     TurnStarted,
     UnsavedMessages,
     Usage,
+    UserMessageStored,
 )
-from engine.guarded_settings import GuardedWatch, change_sentence
-from engine.history import MISSING_RESULT
-from engine.prompt.layers import SystemPrompt
-from engine.prompt.nudges import NudgeTracker
-from engine.session_title import SessionTitler
+from engine.guarded_settings import change_sentence
 from engine.threats.redact import StreamRedactor, home_redactor, redact_event
-from engine.tools.context import ApprovalRequest, Decision, ToolContext
+from engine.tools.context import ApprovalRequest, Decision
 from engine.tools.errors import ToolError
 from engine.tools.loop import assistant_entry, tool_entry
 from engine.tools.registry import ToolRegistry, parse_arguments
 
 if TYPE_CHECKING:
+    from engine.agent.session import AgentSession
+    from engine.compression.compressor import CompressionOutcome, Compressor
+    from engine.compression.oversized import FittedMessage, OversizedMessage
     from engine.config import Config
     from engine.home import Home
     from engine.llm.chunks import AssistantMessage, TokenUsage, ToolCall
     from engine.llm.client import LLMClient, StreamCall
+    from engine.memory.store import Memory
+    from engine.prompt.layers import SystemPrompt
+    from engine.providers.host import ProviderHost
+    from engine.sessions.pending_writes import PendingWrites
+    from engine.sessions.store import SessionStore
+    from engine.skills.tools import SkillTools
+    from engine.tools.context import ToolContext
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +94,17 @@ EventCallback = Callable[[Event], object]
 _END = object()
 BACKGROUND_BUFFER = 1000  # events kept for a UI that has not set `on_background` yet
 INTERRUPTED_RESULT = "Interrupted by the user before this call finished."
+
+
+@dataclass
+class SessionTotals:
+    """What this agent's calls cost so far (all sessions of the chain), for a status bar."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    last_prompt_tokens: int = 0
 
 
 @dataclass
@@ -99,7 +125,7 @@ def create_agent(home: Home, config: Config, **options: Any) -> Agent:
     return Agent(home, config, **options)
 
 
-class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
+class Agent:
     """One conversation. Construct anywhere; the first `run_turn` (or `start`) opens the session."""
 
     def __init__(
@@ -121,14 +147,10 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         from engine.llm.direct import DirectLLMClient
         from engine.llm.settings import SettingsError
 
-        self.home = home
-        self.config = config
-        self.cwd = Path(cwd or os.getcwd()).resolve()
-        self.source = source
-        self.yolo = bool(config.agent.yolo) if yolo is None else yolo
+        cwd_path = Path(cwd or os.getcwd()).resolve()
         try:
-            self.client = client or DirectLLMClient.from_config(config, home.root)
-            self.aux_client = aux_client or (
+            main = client or DirectLLMClient.from_config(config, home.root)
+            aux = aux_client or (
                 DirectLLMClient.from_config(config, home.root, auxiliary=True) if client is None else client
             )
         except SettingsError as exc:
@@ -137,45 +159,190 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
             from engine.tools.knowledge import agent_registry
 
             registry = agent_registry()
-        self.registry = registry
+        yolo = bool(config.agent.yolo) if yolo is None else yolo
+        self.parts = AgentParts(home, config, cwd_path, source, yolo, exact_tokens, main, aux, registry)
         self.on_background = on_background
-        self.titler = SessionTitler(config, self.aux_client, self._emit_background)
-        self.exact_tokens = exact_tokens  # False: prompt sizes by estimate (no tokenizer load; `hws run`)
         self.background_events: deque[Event] = deque(maxlen=BACKGROUND_BUFFER)
+        self.redactor = home_redactor(home.root, config)  # keys never reach a UI, the output or the store
+        self.window = ContextWindow(self.parts, self._emit_main)
+        self.background = BackgroundWork(self.parts, self._emit_background)
+        self.lifecycle = Lifecycle(
+            self.parts,
+            window=self.window,
+            background=self.background,
+            ask_user=self._ask_user,
+            emit_main=self._emit_main,
+            emit_background=self._emit_background,
+        )
+        self.titler = SessionTitler(config, aux, self._emit_background)
         self.totals = SessionTotals()
-        self.session_id = ""
-        self.prompt: SystemPrompt | None = None
-        self.history: list[dict[str, Any]] = []
-        self.turns = 0
-        self._flushed_at_turn = 0  # `turns` when memories were last flushed (session start, compression)
+        self.session: AgentSession | None = None  # opened by the first `run_turn` (or `start`)
+        self.pending: PendingWrites | None = None  # messages kept while another program locks state.db
+        self._unsaved = 0  # how many of them wait in its journal
         self._approve = approve
         self._resume = resume
-        self._started = False
         self._start_lock: asyncio.Lock | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = 0
         self._turn_queue: asyncio.Queue[Any] | None = None
         self._turn_task: asyncio.Task[None] | None = None
-        self._background: set[asyncio.Task[None]] = set()
-        self._last_review: asyncio.Task[None] | None = None
         self._approvals: dict[str, asyncio.Future[Decision | str]] = {}
-        self._usage_mark: tuple[int, int] | None = None  # (tokens of the last call, history length then)
-        self._window: int | None = None
-        self._schema_tokens = 0
-        self._system_message: dict[str, Any] = {}
-        self.store: Any = None
-        self.memory: Any = None
-        self.skills: Any = None
-        self.host: Any = None
-        self.compressor: Any = None
-        self.ctx: ToolContext | None = None
-        self.pending: Any = None  # messages kept while another program locks state.db
-        self._unsaved = 0  # how many of them wait in its journal
-        self.guarded: GuardedWatch | None = None  # the guarded settings as the session began
-        self.redactor = home_redactor(home.root, config)  # keys never reach a UI, the output or the store
-        self.nudges = NudgeTracker(  # made anew for each session
-            int(config.memory.nudge_interval), int(config.skills.creation_nudge_tool_calls)
-        )
+
+    # -- the agent's parts and its open session ---------------------------------------------------
+
+    @property
+    def home(self) -> Home:
+        return self.parts.home
+
+    @property
+    def config(self) -> Config:
+        return self.parts.config
+
+    @property
+    def cwd(self) -> Path:
+        return self.parts.cwd
+
+    @property
+    def client(self) -> LLMClient:
+        return self.parts.client
+
+    @property
+    def aux_client(self) -> LLMClient:
+        return self.parts.aux_client
+
+    @property
+    def registry(self) -> ToolRegistry:
+        return self.parts.registry
+
+    @property
+    def store(self) -> SessionStore | None:
+        return self.lifecycle.store
+
+    @property
+    def opened(self) -> AgentSession:
+        """The open session (the agent has started)."""
+        if self.session is None:
+            raise AgentError("No session is open yet: start the agent first.")
+        return self.session
+
+    @property
+    def session_id(self) -> str:
+        return self.session.session_id if self.session is not None else ""
+
+    @property
+    def prompt(self) -> SystemPrompt | None:
+        return self.session.prompt if self.session is not None else None
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        return self.session.history if self.session is not None else []
+
+    @property
+    def turns(self) -> int:
+        return self.session.turns if self.session is not None else 0
+
+    @property
+    def memory(self) -> Memory | None:
+        return self.session.memory if self.session is not None else None
+
+    @property
+    def skills(self) -> SkillTools | None:
+        return self.session.skills if self.session is not None else None
+
+    @property
+    def ctx(self) -> ToolContext | None:
+        return self.session.ctx if self.session is not None else None
+
+    @property
+    def host(self) -> ProviderHost | None:
+        return self.session.host if self.session is not None else None
+
+    @property
+    def compressor(self) -> Compressor | None:
+        return self.session.compressor if self.session is not None else None
+
+    @compressor.setter
+    def compressor(self, compressor: Compressor | None) -> None:
+        self.opened.compressor = compressor
+
+    # -- opening, switching and closing sessions (the lifecycle's work) ---------------------------
+
+    async def start(self) -> str:
+        """Open the store and the session (new, or the one to resume); returns the session id."""
+        if self._start_lock is None:
+            self._start_lock = asyncio.Lock()
+        async with self._start_lock:
+            if self.session is None:
+                self._loop = asyncio.get_running_loop()
+                self._loop_thread = threading.get_ident()
+                self.session = await self.lifecycle.open(self._resume)
+        return self.session_id
+
+    async def new_session(self) -> AsyncIterator[Event]:
+        """End this session (`new_session`) and open a fresh one, whose prompt reads the home anew.
+
+        Memory written during the old session, skills created or edited, a changed SOUL.md: the new
+        session's frozen prompt has them all. Background reviews of the old session finish first.
+        """
+        if self.busy:
+            raise AgentBusy("A turn is running: interrupt it (ctrl+c) before starting a new session.")
+        await self.start()
+        old = self.opened
+        await self.lifecycle.end(old, "new_session")
+        self.totals = SessionTotals()
+        self.session = await self.lifecycle.open_session(None)
+        yield SessionChanged(self.session_id, old.session_id, "new_session")
+
+    async def kill_process(self, process_id: str) -> str:
+        """Kill one of the session's background processes (the workstation's palette asks); a sentence."""
+        from engine.tools.terminal_session import kill_background
+
+        return await kill_background(self.ctx, process_id)
+
+    async def wait_background(self, timeout: float | None = None) -> bool:
+        """Wait for background reviews and titles; True when none is left running."""
+        return await self.background.wait(timeout)
+
+    async def close(self, end_reason: str | None = "cli_close") -> None:
+        """Finish background work (up to `review.wait_timeout`), end the session and release everything."""
+        if self._turn_task is not None and not self._turn_task.done():
+            self._turn_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._turn_task
+        await self.lifecycle.close(self.session, self.pending, end_reason)
+
+    # -- the context window (its keeper's work) ---------------------------------------------------
+
+    def estimated_tokens(self) -> int:
+        """The next request's size: the provider's last count plus what was added since, else an estimate."""
+        return self.window.estimated_tokens(self.opened)
+
+    async def context_window(self) -> int:
+        return await self.window.tokens()
+
+    def known_context_window(self) -> int | None:
+        """The window the budget pane measures against before a session asks: only what is known."""
+        return self.window.known()
+
+    async def oversized(self, text: str) -> OversizedMessage | None:
+        """Before sending: the verdict on a message too large for the room the window leaves it, else None."""
+        return await self.window.oversized(text, self.prompt)
+
+    def fit_message(self, text: str, found: OversizedMessage, choice: str) -> FittedMessage:
+        """The message to send for the person's choice: `file`, `cut` or `send` (see `ContextWindow`)."""
+        return self.window.fit_message(text, found, choice)
+
+    async def compress(self, focus: str | None = None) -> CompressionOutcome:
+        """`/compress [focus]`: compress now, between turns; its events go to `on_background`."""
+        if self.busy:
+            raise AgentBusy("A turn is running; compress after it ends.")
+        await self.start()
+        if self.compressor is None:
+            raise AgentError("Compression is not available (it is off in config, or not installed).")
+        return await self.compress_now("manual", focus)
+
+    async def compress_now(self, reason: str, focus: str | None = None) -> CompressionOutcome:
+        return await self.window.compress_now(self.opened, self.lifecycle.require_store(), reason, focus)
 
     # -- events -----------------------------------------------------------------------------------
 
@@ -305,19 +472,16 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         return True
 
     async def _turn(self, text: str, command: bool = False) -> None:
-        self.turns += 1
-        self._put(TurnStarted(self.session_id, text, self.turns))
-        self.memory.start_turn()
-        self.nudges.start_turn()
+        session = self.opened
+        session.turns += 1
+        self._put(TurnStarted(session.session_id, text, session.turns))
+        session.memory.start_turn()
+        session.nudges.start_turn()
         state = _TurnState(text)
         interrupted = failed = False
         try:
             sent = state.text = self._skill_invocation(text) if command else text
-            if not self._unanswered(sent):  # else the same question again (/retry after a failure)
-                await self._append("user", sent)
-                self.history.append({"role": "user", "content": sent})
-                if self.host is not None:
-                    self.host.mirror("user", text)
+            await self._record_user_message(session, sent, typed=text)
             layer = await self._provider_layer(text)
             await self._call_until_answered(state, layer)
         except asyncio.CancelledError:
@@ -341,23 +505,40 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                 self._put(ErrorEvent(self.session_id, message))
             await self._record_interruption(state, note=False)
         completed = not (interrupted or failed or state.hit_limit)
-        due = self.nudges.end_turn(completed)
-        for nudge in due:
-            self._put(NudgeFired(self.session_id, nudge.kind, nudge.reason))
-        empty = completed and not state.final_text.strip() and not state.tool_calls
-        self._put(TurnFinished(self.session_id, state.final_text, interrupted, state.tool_calls, empty))
-        if due and bool(self.config.review.enabled):
-            self._start_review(due, state.tool_calls)
-        if completed and state.final_text.strip() and self.titler.due(self.session_id):
-            self._start_titling()
-        if self.host is not None:
-            self.host.after_turn(text)
+        self._after_turn(self.opened, state, completed, interrupted)
 
-    def _start_titling(self) -> None:
-        """Name the session from its first exchange, in the background (close waits for it)."""
-        task = asyncio.create_task(self.titler.title(self.store, self.session_id, tuple(self.history)))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+    async def _record_user_message(self, session: AgentSession, text: str, typed: str) -> None:
+        """Store the user's message (unless it is the unanswered last one, asked again) and say its id.
+
+        `text` is what the model gets (a skill's invocation loads the skill); `typed`, what the person
+        wrote, is what the external memory provider mirrors."""
+        if not self._unanswered(text):  # else the same question again (/retry after a failure)
+            message_id = await self._append("user", text)
+            session.user_message = None if message_id is None else (session.session_id, message_id)
+            session.history.append({"role": "user", "content": text})
+            if session.host is not None:
+                session.host.mirror("user", typed)
+        if session.user_message is not None:
+            self._put(UserMessageStored(*session.user_message))
+
+    def _after_turn(
+        self, session: AgentSession, state: _TurnState, completed: bool, interrupted: bool
+    ) -> None:
+        """The turn is over: nudges, `TurnFinished`, then the background review and title it may start."""
+        due = session.nudges.end_turn(completed)
+        for nudge in due:
+            self._put(NudgeFired(session.session_id, nudge.kind, nudge.reason))
+        empty = completed and not state.final_text.strip() and not state.tool_calls
+        self._put(TurnFinished(session.session_id, state.final_text, interrupted, state.tool_calls, empty))
+        store = self.lifecycle.store  # None once closed: nothing starts in the background any more
+        if store is not None and due and bool(self.config.review.enabled):
+            self.background.start_review(session, store, due, state.tool_calls)
+        answered = completed and bool(state.final_text.strip())
+        if store is not None and answered and self.titler.due(session.session_id):
+            # Named from its first exchange, in the background (close waits for it).
+            self.background.spawn(self.titler.title(store, session.session_id, tuple(session.history)))
+        if session.host is not None:
+            session.host.after_turn(state.text)
 
     async def set_title(self, title: str) -> SessionTitled:
         """`/title NAME`: name this conversation (on its first session, as the sessions list and
@@ -370,8 +551,9 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         if sanitize_title(title, truncate=True) is None:
             raise StoreError("A session title needs some text: /title NAME.")
         self.titler.named_by_person(self.session_id)
-        root = await self.store.lineage_root(self.session_id)
-        written = await self.store.set_title(root, title)
+        store = self.lifecycle.require_store()
+        root = await store.lineage_root(self.session_id)
+        written = await store.set_title(root, title)
         return SessionTitled(self.session_id, written or title, "user")
 
     def _skill_invocation(self, text: str) -> str:
@@ -390,10 +572,11 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         return isinstance(last, dict) and last.get("role") == "user" and last.get("content") == text
 
     async def _provider_layer(self, text: str) -> str | None:
-        if self.host is None:
+        host = self.host
+        if host is None:
             return None
         try:
-            return await self.host.turn_layer(text)  # type: ignore[no-any-return]
+            return await host.turn_layer(text)
         except Exception:  # the provider never blocks or breaks a turn
             log.exception("provider layer failed")
             return None
@@ -413,7 +596,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                 return
             state.iterations += 1
             await self._check_guarded()
-            await self._compress_if_due()
+            await self.window.compress_if_due(self.opened, self.lifecycle.require_store())
             reply = await self._call_model(state, layer)
             await self._record_reply(state, reply)
             if not reply.tool_calls:
@@ -426,9 +609,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
 
         The session goes on with the values it began with (its config was read once, at the start).
         """
-        watch = self.guarded
-        if watch is None:
-            return
+        watch = self.opened.tools.guarded
         try:
             changes = await asyncio.to_thread(watch.check)
         except Exception:  # a check that fails must not stop the turn
@@ -439,13 +620,14 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
 
     def _request_messages(self, text: str, layer: str | None) -> list[dict[str, Any]]:
         """System prompt, the call-time system text, and the history with the provider layer applied."""
-        head = [self._system_message]
+        session = self.opened
+        head = [session.system_message]
         extra = str(self.config.agent.system_prompt or "")
         if extra:
             head.append({"role": "system", "content": extra})
         if not layer:
-            return head + self.history
-        history = list(self.history)
+            return head + session.history
+        history = list(session.history)
         for index in range(len(history) - 1, -1, -1):
             message = history[index]
             if message.get("role") == "user" and message.get("content") == text:
@@ -494,7 +676,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
                 if self.compressor is None or compressed_for_overflow:
                     raise
                 compressed_for_overflow = True
-                self._window = exc.limit
+                self.window.size = exc.limit
                 self._put(Status(self.session_id, "warning", str(exc)))
                 outcome = await self.compress_now("overflow")
                 if not outcome.compressed:
@@ -527,7 +709,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         totals.completion_tokens += usage.completion_tokens
         totals.cached_tokens += usage.cached_tokens
         totals.last_prompt_tokens = usage.prompt_tokens
-        self._usage_mark = (usage.prompt_tokens + usage.completion_tokens, len(self.history))
+        self.opened.usage_mark = (usage.prompt_tokens + usage.completion_tokens, len(self.history))
         from engine.sessions.errors import StoreLocked
 
         try:
@@ -537,7 +719,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         self._put(Usage(self.session_id, usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens))
 
     async def _store_usage(self, usage: TokenUsage, model: str) -> None:
-        await self.store.record_usage(
+        await self.lifecycle.require_store().record_usage(
             self.session_id,
             input_tokens=usage.prompt_tokens,
             output_tokens=usage.completion_tokens,
@@ -548,7 +730,7 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         )
 
     async def _run_tools(self, state: _TurnState, calls: tuple[ToolCall, ...]) -> None:
-        assert self.ctx is not None
+        session = self.opened
         width = int(self.config.tool_output.preview_chars)
         for call in calls:
             try:
@@ -560,11 +742,10 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         state.tools_started = time.monotonic()
 
         async def run_one(call: ToolCall) -> None:
-            assert self.ctx is not None
-            outcome = await self.registry.dispatch(call.name, call.arguments, self.ctx, call.id)
+            outcome = await self.registry.dispatch(call.name, call.arguments, session.ctx, call.id)
             state.results[call.id] = tool_entry(call.id, outcome.content)
             state.tool_calls += 1
-            self.nudges.observe(call.name, outcome.arguments, outcome.ok)
+            session.nudges.observe(call.name, outcome.arguments, outcome.ok)
             await self._append(
                 "tool",
                 outcome.content,
@@ -636,15 +817,18 @@ class Agent(LifecycleMixin, CompressionMixin, ReviewMixin):
         except Exception:  # recording the interruption must not hide the interruption itself
             log.exception("recording an interrupted turn failed")
 
-    async def _append(self, role: str, content: Any, **fields: Any) -> None:
-        """Record one message; a lock another program holds past the retries keeps it in the journal."""
-        if self.pending is None or self.pending.store is not self.store:
+    async def _append(self, role: str, content: Any, **fields: Any) -> int | None:
+        """Record one message and return its id; a lock another program holds past the retries keeps it
+        in the journal (and its id is not known yet)."""
+        store = self.lifecycle.require_store()
+        if self.pending is None or self.pending.store is not store:
             from engine.sessions.pending_writes import JOURNAL_NAME, PendingWrites
 
             journal = self.home.journal_dir / JOURNAL_NAME
-            self.pending = PendingWrites(self.store, journal, int(self.config.sessions.append_retries))
+            self.pending = PendingWrites(store, journal, int(self.config.sessions.append_retries))
         saved = await self.pending.append(self.session_id, role, content, **fields)
-        waiting = 0 if saved else self.pending.waiting
+        waiting = 0 if saved is not None else self.pending.waiting
         if bool(waiting) != bool(self._unsaved):  # said when messages start waiting and when all are in
             self._put(UnsavedMessages(self.session_id, waiting, str(self.pending.journal)))
         self._unsaved = waiting
+        return saved
