@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.tools.backends.base import BackendError
 from engine.tools.backends.choice import backend_name, backend_problem
+from engine.tools.backends.docker import DockerBackend
 from engine.tools.capture import Capture
 from engine.tools.command_env import command_environment
 from engine.tools.context import ToolContext
@@ -89,15 +90,18 @@ async def terminal(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             )
     status = await asyncio.to_thread(sandbox_status, ctx.config) if local else NO_SANDBOX
     network = bool(args.get("network"))
-    if network and backend_name(ctx.config) == "docker":
+    docker = backend_name(ctx.config) == "docker"
+    if network and docker and args.get("background"):
         raise ToolError(
-            "The session's docker container has no network (it runs with --network none), so a command "
-            "that needs it cannot run there; do without the network, or ask the user to run it."
+            "On the docker backend a background process cannot have the network (the container has it only "
+            "while one approved command runs); fetch what it needs with `network: true` first, then start it."
         )
     outside = args.get("sandbox") is False and status.active
     why = str(args.get("why") or "").strip()
     cwd = Path(session.shell.cwd) if session.shell is not None and session.shell.started else Path(ctx.cwd)
-    declined = await approve_command(ctx, command, cwd, status, network=network, outside=outside, why=why)
+    declined = await approve_command(
+        ctx, command, cwd, status, network=network, outside=outside, why=why, offline=docker
+    )
     if declined is not None:
         return declined
     pty = bool(args.get("pty"))
@@ -108,7 +112,26 @@ async def terminal(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return await start_background(session, command, pty=wrap_pty(command) if pty else "")
     if local and (outside or (network and status.active) or not persistent):
         return await _fresh(ctx, session, shown, timeout, status, network=network, outside=outside, pty=pty)
+    if network and docker:
+        return await _with_container_network(ctx, session, command, shown, timeout, pty=pty)
     return await _in_shell(ctx, session, command, shown, timeout, status, network=network, pty=pty)
+
+
+async def _with_container_network(
+    ctx: ToolContext, session: TerminalSession, command: str, shown: str, timeout: int, *, pty: bool
+) -> ToolResult:
+    """In the session's shell, with the container on the network for this command only."""
+    backend = await session.ready_backend()
+    if not isinstance(backend, DockerBackend):
+        raise ToolError("Only the docker backend can lend its container the network for one command.")
+    async with backend.network():
+        result = await _in_shell(ctx, session, command, shown, timeout, NO_SANDBOX, network=True, pty=pty)
+    name = ctx.config.terminal.docker_network
+    note = (
+        f"[ran with the network: the container joined the docker network {name} for this command and has "
+        "left it; background processes could reach the network meanwhile]"
+    )
+    return ToolResult(f"{result.content}\n{note}", ok=result.ok, summary=result.summary)
 
 
 def wrap_pty(command: str) -> str:

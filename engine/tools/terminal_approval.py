@@ -4,7 +4,8 @@
 - A command the model wants outside the sandbox asks every time, even under yolo, and says why.
 - Where the sandbox cannot start, a command not known to only read asks; "for the session" covers
   that exact command.
-- The network, which the sandbox does not have, asks; "for the session" covers every command.
+- The network, which the sandbox (or the docker backend's container) does not have, asks; "for the
+  session" covers every command.
 """
 
 from __future__ import annotations
@@ -31,8 +32,12 @@ async def approve_command(
     network: bool,
     outside: bool,
     why: str,
+    offline: bool = False,
 ) -> ToolResult | None:
-    """None when `command` may run as asked; else the declined result for the model."""
+    """None when `command` may run as asked; else the declined result for the model.
+
+    `offline`: the place the command runs has no network of its own (the docker backend's container).
+    """
     dangers = await asyncio.to_thread(find_dangers, command, cwd)  # may ask git for its aliases
     if outside:
         return await _ask_outside(ctx, command, why, dangers)
@@ -60,8 +65,9 @@ async def approve_command(
         )
         if decision is Decision.DENY:
             return declined(reason)
-    if network and sandbox.active:
-        reason = "It asks for the network; the sandbox has none unless you allow it."
+    if network and (sandbox.active or offline):
+        place = "the sandbox" if sandbox.active else "the session's docker container"
+        reason = f"It asks for the network; {place} has none unless you allow it."
         decision = await ctx.ask(
             "terminal", command, reason, ("terminal:network",), rule="network", scope=NETWORK_SCOPE
         )

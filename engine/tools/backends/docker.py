@@ -5,6 +5,12 @@ inside and out), with the home's control files read-only and its secrets hidden 
 them. The container has no network, no capabilities and no new privileges, runs as this user, and is
 removed when the session ends (terminal.docker_keep keeps it). Images are never pulled: a missing one
 is said, with how to get it.
+
+A command the person approved for the network runs in the same container, in the session's shell (so
+its folder, variables and activated environments are the ones it works with, and its `cd` and
+`export` carry on): the container joins terminal.docker_network for that command and leaves it when
+the command ends. The network belongs to the container, not to one process, so while such a command
+runs the session's background processes can reach the network too; before and after, they cannot.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import secrets
 import socket
 import struct
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +124,8 @@ class DockerBackend(RemoteBackend):
         self.client: Any = None
         self.container: Any = None
         self.work_dir = WORK_DIR
+        self._network_guard = threading.Lock()
+        self._network_users = 0  # commands running with the network; the last to end disconnects
 
     @property
     def label(self) -> str:
@@ -163,6 +172,65 @@ class DockerBackend(RemoteBackend):
             self.container.exec_run(["mkdir", "-p", WORK_DIR])
         except DockerException as exc:
             raise BackendError(f"A container of {self.image} could not start: {exc}") from exc
+
+    @contextlib.asynccontextmanager
+    async def network(self) -> AsyncIterator[None]:
+        """The container on terminal.docker_network while the block runs; offline again after it.
+
+        Overlapping blocks share one connection, cut when the last ends. Joining and leaving run in
+        threads that finish even when the awaiting call is cancelled, so the container never keeps it.
+        """
+        await asyncio.to_thread(self._join_network)
+        try:
+            yield
+        finally:
+            await asyncio.to_thread(self._leave_network)
+
+    def _join_network(self) -> None:
+        from docker.errors import DockerException
+
+        name = str(self.config.terminal.docker_network)
+        with self._network_guard:
+            if self._network_users == 0:
+                try:
+                    # A container in the private `none` network cannot join another beside it.
+                    with contextlib.suppress(DockerException):
+                        self.client.networks.get("none").disconnect(self.container)
+                    self.client.networks.get(name).connect(self.container)
+                except DockerException as exc:
+                    self._offline()
+                    raise BackendError(
+                        f"The container could not join the docker network {name} ({exc}), so the command "
+                        "was not run."
+                    ) from exc
+            self._network_users += 1
+
+    def _leave_network(self) -> None:
+        from docker.errors import DockerException
+
+        name = str(self.config.terminal.docker_network)
+        with self._network_guard:
+            self._network_users -= 1
+            if self._network_users > 0:
+                return
+            try:
+                self.client.networks.get(name).disconnect(self.container, force=True)
+            except DockerException as exc:
+                # The network must not outlast the command: without a way to cut it, the container goes.
+                with contextlib.suppress(DockerException):
+                    self.container.remove(force=True)
+                raise BackendError(
+                    f"The container could not leave the docker network {name} ({exc}), so it was removed; "
+                    "the session's shell and background processes in it are gone."
+                ) from exc
+            self._offline()
+
+    def _offline(self) -> None:
+        """Back in `none`, as it started (without any network it is offline either way)."""
+        from docker.errors import DockerException
+
+        with contextlib.suppress(DockerException):
+            self.client.networks.get("none").connect(self.container)
 
     def _exec_socket(self, argv: list[str], stdin: bool) -> tuple[str, Any]:
         api = self.client.api
