@@ -350,11 +350,6 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "docker_keep": S(
             False, "Keep the session's container when the session ends, instead of removing it."
         ),
-        "docker_network": S(
-            "bridge",
-            "Docker network the session's container joins for one command approved for the network, "
-            "and leaves when it ends (the container has none otherwise).",
-        ),
     },
     "tool_output": {
         "max_bytes": S(50_000, "Largest tool result sent to the model, in bytes.", 100),

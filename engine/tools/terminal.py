@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.tools.backends.base import BackendError
 from engine.tools.backends.choice import backend_name, backend_problem
-from engine.tools.backends.docker import DockerBackend
+from engine.tools.backends.docker import NETWORK, DockerBackend
 from engine.tools.capture import Capture
 from engine.tools.command_env import command_environment
 from engine.tools.context import ToolContext
@@ -126,9 +126,8 @@ async def _with_container_network(
         raise ToolError("Only the docker backend can lend its container the network for one command.")
     async with backend.network():
         result = await _in_shell(ctx, session, command, shown, timeout, NO_SANDBOX, network=True, pty=pty)
-    name = ctx.config.terminal.docker_network
     note = (
-        f"[ran with the network: the container joined the docker network {name} for this command and has "
+        f"[ran with the network: the container joined the docker network {NETWORK} for this command and has "
         "left it; background processes could reach the network meanwhile]"
     )
     return ToolResult(f"{result.content}\n{note}", ok=result.ok, summary=result.summary)

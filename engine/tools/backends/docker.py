@@ -8,7 +8,7 @@ is said, with how to get it.
 
 A command the person approved for the network runs in the same container, in the session's shell (so
 its folder, variables and activated environments are the ones it works with, and its `cd` and
-`export` carry on): the container joins terminal.docker_network for that command and leaves it when
+`export` carry on): the container joins docker's default `bridge` network for that command and leaves it when
 the command ends. The network belongs to the container, not to one process, so while such a command
 runs the session's background processes can reach the network too; before and after, they cannot.
 """
@@ -35,6 +35,7 @@ from engine.tools.sandbox import CONTROL_FILES, PROJECT_CONTROL, SECRET_FILES
 
 WORK_DIR = "/tmp/hws"  # inside the container: the fifos of background processes
 RUN_TIMEOUT = 60.0  # seconds a control script (signals, fifos) may take
+NETWORK = "bridge"  # docker's default network: the container joins it for a command approved for it
 
 
 def _within(path: Path, folder: Path) -> bool:
@@ -175,7 +176,7 @@ class DockerBackend(RemoteBackend):
 
     @contextlib.asynccontextmanager
     async def network(self) -> AsyncIterator[None]:
-        """The container on terminal.docker_network while the block runs; offline again after it.
+        """The container on the bridge network while the block runs; offline again after it.
 
         Overlapping blocks share one connection, cut when the last ends. Joining and leaving run in
         threads that finish even when the awaiting call is cancelled, so the container never keeps it.
@@ -189,7 +190,7 @@ class DockerBackend(RemoteBackend):
     def _join_network(self) -> None:
         from docker.errors import DockerException
 
-        name = str(self.config.terminal.docker_network)
+        name = NETWORK
         with self._network_guard:
             if self._network_users == 0:
                 try:
@@ -208,7 +209,7 @@ class DockerBackend(RemoteBackend):
     def _leave_network(self) -> None:
         from docker.errors import DockerException
 
-        name = str(self.config.terminal.docker_network)
+        name = NETWORK
         with self._network_guard:
             self._network_users -= 1
             if self._network_users > 0:
