@@ -32,7 +32,7 @@ skills:
 memory:
   memroy_char_limit: 3000
 """
-HERMES_ONES = ["display.personality", "terminal.backend", "skills.creation_nudge_interval"]
+HERMES_ONES = ["display.personality", "skills.creation_nudge_interval"]  # terminal.backend is hws' too
 
 
 def test_a_config_holding_every_hermes_default_loads_without_one_warning(hermes_home: Path) -> None:
@@ -40,7 +40,7 @@ def test_a_config_holding_every_hermes_default_loads_without_one_warning(hermes_
     shutil.copy(FIXTURE, hermes_home / "config.yaml")
     config = load_config(hermes_home)
     assert config.warnings == []
-    assert {"display.personality", "terminal.backend", "auxiliary.vision", "mcp", "slack"} <= set(
+    assert {"display.personality", "terminal.docker_volumes", "auxiliary.vision", "mcp", "slack"} <= set(
         config.hermes_only
     )
     assert config.terminal.timeout == 180  # a value both programs share is still read
@@ -65,7 +65,7 @@ def test_doctor_lists_hermes_settings_once_and_does_not_warn_about_them(hermes_h
     mentions = [f for f in findings if "display.personality" in f.message]
     assert len(mentions) == 1 and mentions[0].level == "ok"
     assert all(name in mentions[0].message for name in HERMES_ONES)
-    assert mentions[0].message.startswith("3 settings of Hermes Agent that hws does not use")
+    assert mentions[0].message.startswith("2 settings of Hermes Agent that hws does not use")
     warned = [f.message for f in findings if f.level == "warning"]
     assert len(warned) == 1 and "memroy_char_limit" in warned[0]
 
