@@ -36,6 +36,13 @@ def built_agents() -> tuple[list[Any], Any]:
 async def fill(
     pilot: Any, screen: SetupScreen, provider: str, base_url: str, model: str, key_from: str
 ) -> None:
+    # Under load the pushed screen may still be composing: a choice set before a Select's own label is
+    # mounted fails inside Textual (NoMatches '#label'); a person cannot choose before it is drawn.
+    def drawn() -> bool:
+        selects = list(screen.query(Select))
+        return len(selects) >= 2 and all(select.query("SelectCurrent #label") for select in selects)
+
+    assert await pause_until(pilot, drawn)
     screen.query_one("#setup-provider", Select).value = provider
     await pilot.pause()
     screen.query_one("#setup-base-url", Input).value = base_url

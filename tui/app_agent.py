@@ -107,6 +107,7 @@ class AgentLifecycle:
             self.send_held_message()
         if message.reason != "start":  # a new agent read SOUL.md, skills and memory again: compare anew
             getattr(self, "session_restarted", lambda: None)()
+        self.refresh_panes("budget")  # measured by this agent: the window its endpoint already reported
 
     def agent_unavailable(self, reason: str) -> None:
         self.agent_building = False
