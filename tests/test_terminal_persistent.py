@@ -57,15 +57,19 @@ def test_a_hung_command_times_out_and_the_next_call_works(hermes_home: Path, pro
         [
             ("terminal", {"command": "export KEPT=yes; cd sub"}),
             ("terminal", {"command": "echo before; sleep 300; echo never"}),
-            ("terminal", {"command": "echo KEPT=$KEPT; pwd"}),
+            # deaf to ctrl+c: only the KILL stops it, and the rest of the line must not run after it
+            ("terminal", {"command": "sh -c 'trap \"\" INT; sleep 300'; echo never; touch ran"}),
+            ("terminal", {"command": "echo KEPT=$KEPT; pwd; ls"}),
             ("terminal", {"command": "while :; do :; done"}),
             ("terminal", {"command": "echo KEPT=$KEPT; pwd"}),
         ],
     )
-    _, hung, after, looping, restarted = results(events)
+    _, hung, deaf, after, looping, restarted = results(events)
     assert hung.startswith("[timed out after 2s; the command was stopped, the shell kept;")
     assert "before" in hung and "never" not in hung
-    assert after.split("\n")[1:] == ["KEPT=yes", str(project / "sub")]
+    assert deaf.startswith("[timed out after 2s; the command was stopped, the shell kept;")
+    assert "never" not in deaf and not (project / "sub" / "ran").exists()
+    assert after.split("\n")[1:3] == ["KEPT=yes", str(project / "sub")]
     assert looping.startswith("[timed out after 2s; the shell was restarted;")
     assert "A new shell was started in" in looping and "are gone" in looping
     assert restarted.split("\n")[1:] == ["KEPT=", str(project)]

@@ -53,14 +53,29 @@ def holder_script(nonce: str) -> str:
 
 
 # Sent to every new bash: its stderr joins stdout, job control is on, a command interrupted by SIGINT
-# does not end the shell (non-interactive bash otherwise kills itself too), and the end-of-command function
-# (read-only, so a command cannot replace it) stops `&` jobs and prints the marker.
+# does not end the shell (non-interactive bash otherwise kills itself too), SIGUSR1 (sent to the shell when
+# a command times out) makes a DEBUG trap skip whatever is left of the command (`a; b` does not go on to
+# `b` once `a` was stopped), and the end-of-command function (read-only, so a command cannot replace it)
+# lifts that trap, stops `&` jobs and prints the marker.
 INIT = r"""exec 2>&1
 set -m
 trap : INT
+__hws_stop() {
+  __hws_stopping=1 __hws_xd=
+  builtin shopt -q extdebug && __hws_xd=1
+  builtin shopt -s extdebug
+  builtin trap '[[ ${FUNCNAME[0]-} == __hws_end || $BASH_COMMAND == "__hws_end "* ]]' DEBUG
+}
+readonly -f __hws_stop
+trap __hws_stop USR1
 __hws_end() {
   local __hws_rc=$1 __hws_o=$- __hws_j __hws_k= IFS=$' \t\n'
   set +eux
+  if [[ -n ${__hws_stopping-} ]]; then
+    builtin trap - DEBUG
+    [[ -n $__hws_xd ]] || builtin shopt -u extdebug
+    __hws_stopping=
+  fi
   for __hws_j in $(builtin jobs -p); do
     builtin kill -TERM -- "-$__hws_j" 2>/dev/null && __hws_k="$__hws_k $__hws_j"
   done
@@ -244,6 +259,8 @@ class PersistentShell:
         """After a timeout: interrupt the command's process groups (SIGINT, as ctrl+c does), then KILL
         them, then end the shell. Each is repeated while it waits, so the rest of a list (`a; b`) is
         stopped as it starts."""
+        with contextlib.suppress(Exception):  # first: the rest of the command is skipped, not run
+            await self.backend.signal([self.pid], signal.SIGUSR1, groups=False)
         for number, seconds in ((signal.SIGINT, self.kill_grace), (signal.SIGKILL, self.restart_grace)):
             deadline = time.monotonic() + seconds
             while True:
