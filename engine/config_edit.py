@@ -22,6 +22,8 @@ _TOP_KEY = re.compile(r"^([A-Za-z_][\w.-]*)\s*:(.*)$")
 _PLAIN = re.compile(r"^[A-Za-z0-9_./@+-][A-Za-z0-9_./:@+ -]*$")
 _ENV_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 PRIVATE = 0o600  # .env holds keys: owner only
+# The first line of a config.yaml hws writes from nothing.
+CONFIG_HEADER = "# hws settings: `hws config --defaults` lists every one with its meaning.\n"
 
 
 class ConfigEditError(Exception):

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.cli.model_setup import CONFIG_HEADER
-from engine.config_edit import ConfigEditError, update_config
+from engine.config_edit import CONFIG_HEADER, ConfigEditError, update_config
 from engine.storage.atomic import WriteError
 
 if TYPE_CHECKING:

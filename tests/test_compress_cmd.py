@@ -62,7 +62,7 @@ def chain_of(home: Path, session_id: str) -> tuple[list[str], list[Any]]:
     async def read() -> tuple[list[str], list[Any]]:
         store = await SessionStore.open(home / "state.db")
         try:
-            chain = await store.lineage(session_id)
+            chain = await store.tree.lineage(session_id)
             return chain, [await store.get_session(s) for s in chain]
         finally:
             await store.close()

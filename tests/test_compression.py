@@ -210,7 +210,7 @@ async def test_the_session_chain_keeps_every_original_message_searchable(
     with scenario() as server:
         rig = Rig(home, store, server)
         tip, history, outcomes = await drive(rig, turns=20, compressions_wanted=2)
-    chain = await store.lineage(tip)
+    chain = await store.tree.lineage(tip)
     assert len(chain) == 3 and chain[-1] == tip
     root, middle_session = (await store.get_session(chain[0])), (await store.get_session(chain[1]))
     assert root.end_reason == "compression" and middle_session.end_reason == "compression"
@@ -362,7 +362,7 @@ async def test_abort_on_summary_failure_keeps_the_conversation_whole(home: Home,
         outcome = await rig.compress(session_id, history)
     assert not outcome.compressed and outcome.messages == history and outcome.new_session_id == session_id
     assert (await store.get_session(session_id)).ended_at is None
-    assert await store.children(session_id) == []
+    assert await store.tree.children(session_id) == []
     assert any(e.level == "error" and "/compress" in e.text for e in rig.of(Status))
     assert not rig.compressor.should_compress(10**6, 6000)
 

@@ -213,7 +213,7 @@ async def test_after_a_compression_the_agents_next_prompt_holds_the_flushed_memo
             if any(r.tool_names == ["memory"] for r in server.chat_requests):
                 break
         await rig.turn("And what about the next one?")
-        first_session = (await rig.agent.store.lineage(rig.agent.session_id))[0]
+        first_session = (await rig.agent.store.tree.lineage(rig.agent.session_id))[0]
         tip = rig.agent.session_id
     finally:
         await rig.agent.close()

@@ -175,7 +175,7 @@ async def test_the_most_recent_session_is_the_one_with_the_newest_message(tmp_pa
         await store.append_message(first.id, "user", "newest words", timestamp=3000.0)
         helper = await store.create_session(source="subagent", started_at=4000.0)
         await store.append_message(helper.id, "user", "a delegate's words", timestamp=4001.0)
-        assert await store.most_recent_session() == first.id
+        assert await store.tree.most_recent_session() == first.id
         await store.set_title(second.id, "Docs Navbar")
         assert (await store.find_session("docs navbar")).id == second.id
         assert (await store.find_session(second.id[:-1])).id == second.id
@@ -230,7 +230,7 @@ async def test_a_compressed_conversation_is_titled_and_renamed_on_its_first_sess
     try:
         assert (await store.get_session(root.id)).title == "Release notes"  # type: ignore[union-attr]
         assert (await store.get_session(child.id)).title is None  # type: ignore[union-attr]
-        [conversation] = await store.list_conversations()
+        [conversation] = await store.tree.list_conversations()
         assert conversation.title == "Release notes" and conversation.tip_id == child.id
         assert (await store.find_session("release notes")).id == root.id
     finally:

@@ -155,7 +155,7 @@ async def test_a_database_made_by_hermes_0_19_is_listed_read_searched_and_append
     store = await SessionStore.open(hermes_db)
     assert store.schema_version == 22 and not store.read_only
 
-    conversations = await store.list_conversations()
+    conversations = await store.tree.list_conversations()
     chain = next(c for c in conversations if c.root.id == "20260601_101500_a1b2c3")
     assert chain.tip_id == "20260601_104500_d4e5f6" and chain.title == "Pottery class planning"
     assert len(conversations) == 3
@@ -245,7 +245,7 @@ async def test_a_newer_schema_opens_read_only_with_a_reason_and_is_not_touched(t
     before = digest(path)
     store = await SessionStore.open(path)
     assert store.read_only and "23" in store.read_only_reason and "read-only" in store.read_only_reason
-    assert len(await store.list_conversations()) == 3
+    assert len(await store.tree.list_conversations()) == 3
     assert len((await store.search("kiln", limit=20)).hits) == 6  # through Hermes' own index
     assert len((await store.search("数据库", limit=20)).hits) == 6
     with pytest.raises(StoreReadOnly, match="23"):

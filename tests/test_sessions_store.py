@@ -153,16 +153,16 @@ async def test_lineage_follows_compression_but_not_branches_or_delegates(store: 
     )
     await store.end_session(middle.id, "compression")
     tip = await store.create_session(parent_session_id=middle.id)
-    assert await store.lineage(tip.id) == [root.id, middle.id, tip.id]
-    assert await store.lineage(root.id) == [root.id, middle.id, tip.id]
-    assert await store.lineage_root(tip.id) == root.id
-    assert await store.compression_tip(root.id) == tip.id
-    assert await store.lineage_root(branch.id) == branch.id
-    assert await store.lineage_root(delegate.id) == delegate.id
-    assert {s.id for s in await store.children(root.id)} == {middle.id, branch.id, delegate.id}
-    parent = await store.parent(tip.id)
+    assert await store.tree.lineage(tip.id) == [root.id, middle.id, tip.id]
+    assert await store.tree.lineage(root.id) == [root.id, middle.id, tip.id]
+    assert await store.tree.lineage_root(tip.id) == root.id
+    assert await store.tree.compression_tip(root.id) == tip.id
+    assert await store.tree.lineage_root(branch.id) == branch.id
+    assert await store.tree.lineage_root(delegate.id) == delegate.id
+    assert {s.id for s in await store.tree.children(root.id)} == {middle.id, branch.id, delegate.id}
+    parent = await store.tree.parent(tip.id)
     assert parent is not None and parent.id == middle.id
-    roots = await store.lineage_roots([tip.id, branch.id, middle.id])
+    roots = await store.tree.lineage_roots([tip.id, branch.id, middle.id])
     assert roots == {tip.id: root.id, branch.id: branch.id, middle.id: root.id}
 
 
@@ -172,7 +172,7 @@ async def test_a_stale_sibling_does_not_hide_the_live_continuation(store: Sessio
     live = await store.create_session(parent_session_id=root.id, started_at=100.0)
     stale = await store.create_session(parent_session_id=root.id, started_at=200.0)
     await store.end_session(stale.id, "ws_disconnect")
-    assert await store.compression_tip(root.id) == live.id
+    assert await store.tree.compression_tip(root.id) == live.id
 
 
 async def test_conversations_list_each_chain_once_newest_first(store: SessionStore) -> None:
@@ -184,13 +184,13 @@ async def test_conversations_list_each_chain_once_newest_first(store: SessionSto
     await store.append_message(tip.id, "assistant", "c", timestamp=2002.0)
     new = await store.create_session(title="New", started_at=3000.0)
     await store.create_session(source="subagent", started_at=4000.0)
-    conversations = await store.list_conversations()
+    conversations = await store.tree.list_conversations()
     assert [c.root.id for c in conversations] == [new.id, old.id]
     chain = conversations[1]
     assert (chain.tip_id, chain.session_ids, chain.message_count) == (tip.id, (old.id, tip.id), 3)
     assert chain.last_active == 2002.0
-    assert len(await store.list_conversations(include_hidden=True)) == 3
-    assert [c.root.id for c in await store.list_conversations(limit=1, offset=1)] == [old.id]
+    assert len(await store.tree.list_conversations(include_hidden=True)) == 3
+    assert [c.root.id for c in await store.tree.list_conversations(limit=1, offset=1)] == [old.id]
 
 
 async def test_messages_around_and_bookends(store: SessionStore) -> None:

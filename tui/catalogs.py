@@ -35,7 +35,7 @@ def session_catalog(home: Home, config: Config, limit: int) -> list[SessionEntry
 
         store = await SessionStore.open(path, settings=config.sessions, read_only=True)
         try:
-            found = await store.list_conversations(limit=limit)
+            found = await store.tree.list_conversations(limit=limit)
             entries = []
             for conversation in found:
                 title = conversation.title

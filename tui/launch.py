@@ -60,7 +60,7 @@ def launch(argv: Sequence[str]) -> int:
             print(exc, file=sys.stderr)
             return 2
         if args.continue_last:
-            from engine.sessions.latest import most_recent_session
+            from engine.sessions.last_session import most_recent_session
 
             found, problem = most_recent_session(home, config, "hws")
             if found is None:

@@ -173,7 +173,7 @@ class HistoryReader:
         )
         records = before + after
         more_above = more_before > 0 or await self._chain_parent(store, session_id) is not None
-        more_below = more_after > 0 or await store.continuation_of(session_id) is not None
+        more_below = more_after > 0 or await store.tree.continuation_of(session_id) is not None
         return records, more_above, more_below
 
     async def _up(
@@ -214,9 +214,9 @@ class HistoryReader:
                 records = trim_to_turns(after, "down", more_after > 0)
                 more = more_after > 0 or len(records) < len(after)
                 if not more:
-                    more = await store.continuation_of(current) is not None
+                    more = await store.tree.continuation_of(current) is not None
                 return records, more
-            following = await store.continuation_of(current)
+            following = await store.tree.continuation_of(current)
             if following is None:
                 return [], False
             current, after_id = following, 0
@@ -238,7 +238,7 @@ class HistoryReader:
         store = await self.store()
         if store is None:
             return ""
-        session = await store.get_session(await store.lineage_root(session_id))
+        session = await store.get_session(await store.tree.lineage_root(session_id))
         return str(session.title or "") if session is not None else ""
 
     # The sessions screen.
@@ -247,7 +247,7 @@ class HistoryReader:
         store = await self.store()
         if store is None:
             return []
-        found = await store.list_conversations(limit=limit, offset=offset)
+        found = await store.tree.list_conversations(limit=limit, offset=offset)
         rows = []
         for conversation in found:
             first, _last, _total = await store.bookends(conversation.tip_id, 1, roles=("user",))
@@ -285,7 +285,7 @@ class HistoryReader:
             preview = " ".join(str(start[0].get("content", "")).split())[:160] if start else ""
             hit_session = str(hit.get("session_id"))
             # The hit's whole conversation, as the list counts it (the hit names only its session).
-            conversation = await store.conversation(hit_session)
+            conversation = await store.tree.conversation(hit_session)
             rows.append(
                 SessionRow(
                     session_id=conversation.tip_id if conversation else hit_session,
@@ -319,7 +319,7 @@ class HistoryReader:
         if store is None or not session_id:
             return (session_id,) if session_id else ()
         try:
-            return tuple(await store.lineage(session_id))
+            return tuple(await store.tree.lineage(session_id))
         except Exception:
             return (session_id,)
 
@@ -329,7 +329,7 @@ class HistoryReader:
         if store is None:
             return []
         rows = []
-        for sid in await store.lineage(session_id):
+        for sid in await store.tree.lineage(session_id):
             session = await store.get_session(sid)
             if session is None:
                 continue

@@ -204,7 +204,7 @@ async def open_session(
         first = await store.find_session(resume)
     except SessionNotFound as exc:
         raise AgentError(f"{exc} List sessions with `hws sessions list`.") from exc
-    tip_id = await store.compression_tip(first.id)
+    tip_id = await store.tree.compression_tip(first.id)
     record = await store.get_session(tip_id)
     assert record is not None
     if record.ended:

@@ -112,7 +112,7 @@ class SessionTitler:
         exchange = first_exchange(history)
         if exchange is None:
             return
-        root = await store.lineage_root(session_id)
+        root = await store.tree.lineage_root(session_id)
         if await self._titled(store, root):
             return
         question, answer = exchange

@@ -552,7 +552,7 @@ class Agent:
             raise StoreError("A session title needs some text: /title NAME.")
         self.titler.named_by_person(self.session_id)
         store = self.lifecycle.require_store()
-        root = await store.lineage_root(self.session_id)
+        root = await store.tree.lineage_root(self.session_id)
         written = await store.set_title(root, title)
         return SessionTitled(self.session_id, written or title, "user")
 

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.config import Config, ConfigError, load_config
-from engine.config_edit import ConfigEditError, set_env_value, update_config
+from engine.config_edit import CONFIG_HEADER, ConfigEditError, set_env_value, update_config
 
 if TYPE_CHECKING:
     from engine.home import Home
 
-CONFIG_HEADER = "# hws settings: `hws config --defaults` lists every one with its meaning.\n"
 KEY_FROM_ENV, KEY_FROM_DOTENV, KEY_NONE = "env", "dotenv", "none"
 KEY_KEEP = "keep"  # the key already written as model.api_key: saving leaves it as it is
 PROBE_MESSAGE = "Reply with the single word OK."

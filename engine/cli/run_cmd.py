@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     home, config = open_home(args)
     text = _prompt_text(args)
     if args.continue_last:
-        from engine.sessions.latest import most_recent_session
+        from engine.sessions.last_session import most_recent_session
 
         found, problem = most_recent_session(home, config, 'hws run "PROMPT"')
         if found is None:

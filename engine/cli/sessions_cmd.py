@@ -87,7 +87,9 @@ def _run(args: argparse.Namespace, work: Any) -> int:
 def run_list(args: argparse.Namespace) -> int:
     async def work(store: Any) -> int:
         rows = (
-            [] if store is None else await store.list_conversations(limit=args.limit, include_hidden=args.all)
+            []
+            if store is None
+            else await store.tree.list_conversations(limit=args.limit, include_hidden=args.all)
         )
         if args.json:
             print_json([c.as_dict() for c in rows])
@@ -125,7 +127,7 @@ def run_show(args: argparse.Namespace) -> int:
     async def work(store: Any) -> int:
         session = await _resolve(store, args.id)
         messages = await store.get_messages(session.id)
-        chain = await store.lineage(session.id)
+        chain = await store.tree.lineage(session.id)
         if args.json:
             print_json(
                 {"session": session.as_dict(), "lineage": chain, "messages": [m.as_dict() for m in messages]}
@@ -206,7 +208,7 @@ def run_export(args: argparse.Namespace) -> int:
         from engine.sessions.transcript import export_markdown
 
         session = await _resolve(store, args.id)
-        ids = await store.lineage(session.id) if args.lineage else [session.id]
+        ids = await store.tree.lineage(session.id) if args.lineage else [session.id]
         parts = []
         for session_id in ids:
             record = await store.get_session(session_id)

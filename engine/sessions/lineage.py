@@ -10,30 +10,29 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.sessions.records import SESSION_FIELDS, Conversation, SessionRecord
+
+if TYPE_CHECKING:
+    from engine.sessions.store import SessionStore
 
 MAX_CHAIN = 200  # a guard against parent cycles in a damaged database
 HIDDEN_SOURCES = ("subagent", "tool")  # sessions that are not conversations with the user
 
 
-class LineageMixin:
-    """The lineage and listing half of `SessionStore` (which supplies the query helpers)."""
+class SessionTree:
+    """How the store's sessions hang together: parents, children, compression chains, conversations.
 
-    _session_select: str
+    It reads through the store it is given (`SessionStore.tree`), whose lock and connection it shares.
+    """
 
-    async def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        raise NotImplementedError
-
-    def _session(self, row: Sequence[Any]) -> SessionRecord:
-        raise NotImplementedError
-
-    def _select_list(self, table: str, fields: Sequence[str], alias: str = "") -> str:
-        raise NotImplementedError
-
-    async def get_session(self, session_id: str) -> SessionRecord | None:
-        raise NotImplementedError
+    def __init__(self, store: SessionStore) -> None:
+        self._fetch = store._fetch
+        self._session = store._session
+        self._select_list = store._select_list
+        self._session_select = store._session_select
+        self.get_session = store.get_session
 
     def _compression_child_sql(self, child: str = "c") -> str:
         """SQL true when `child` continues its parent's conversation (not a branch, delegate or tool)."""

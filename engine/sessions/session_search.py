@@ -257,10 +257,10 @@ async def _discover(
     within: list[str] = []
     if request.session_id:
         session = await store.require_session(request.session_id)
-        within = await store.lineage(session.id)
+        within = await store.tree.lineage(session.id)
     elif current_session_id:
         # The current conversation is already in the model's context; compressed parents included.
-        exclude = await store.lineage(current_session_id)
+        exclude = await store.tree.lineage(current_session_id)
     result = await store.search(
         request.query,
         limit=request.hits,
@@ -272,7 +272,7 @@ async def _discover(
         exclude_sources=() if request.source else HIDDEN_SOURCES,
         exclude_session_ids=exclude,
     )
-    roots = await store.lineage_roots([hit.session_id for hit in result.hits])
+    roots = await store.tree.lineage_roots([hit.session_id for hit in result.hits])
     groups: dict[str, list[Any]] = {}
     for hit in result.hits:
         groups.setdefault(roots[hit.session_id], []).append(hit)
@@ -386,7 +386,7 @@ async def _read(store: SessionStore, request: _Request) -> dict[str, Any]:
     session = await store.require_session(request.session_id)
     messages = await store.get_messages(session.id)
     out: dict[str, Any] = {"success": True, "mode": "read", **_session_head(session)}
-    chain = await store.lineage(session.id)
+    chain = await store.tree.lineage(session.id)
     if len(chain) > 1:
         out["conversation"] = chain
     if len(messages) > request.head + request.tail:
@@ -405,7 +405,9 @@ async def _read(store: SessionStore, request: _Request) -> dict[str, Any]:
 
 
 async def _browse(store: SessionStore, request: _Request) -> dict[str, Any]:
-    conversations = await store.list_conversations(limit=request.browse_limit, source=request.source or None)
+    conversations = await store.tree.list_conversations(
+        limit=request.browse_limit, source=request.source or None
+    )
     sessions = []
     for conversation in conversations:
         first, _last, _total = await store.bookends(conversation.tip_id, 1, roles=("user",))

@@ -40,7 +40,7 @@ from engine.sessions.ids import (
     new_session_id,
     sanitize_title,
 )
-from engine.sessions.lineage import LineageMixin
+from engine.sessions.lineage import SessionTree
 from engine.sessions.opening import ProgressCallback, SchemaInfo, explain, read_only_fs, read_only_uri
 from engine.sessions.query import ParsedQuery, parse
 from engine.sessions.records import (
@@ -83,7 +83,7 @@ def _default_settings() -> Mapping[str, Any]:
     return {name: setting.default for name, setting in SCHEMA["sessions"].items()}
 
 
-class SessionStore(LineageMixin):
+class SessionStore:
     """Sessions, their messages, counters and lineage (see `lineage.py`), and search over them."""
 
     def __init__(
@@ -107,6 +107,7 @@ class SessionStore(LineageMixin):
         # lands inside another's BEGIN ... COMMIT.
         self._lock = asyncio.Lock()
         self._session_select = self._select_list("sessions", SESSION_FIELDS)
+        self.tree = SessionTree(self)  # parents, children, compression chains, conversations
         self._message_select = self._select_list("messages", MESSAGE_FIELDS)
         self.searcher = Searcher(
             path,

@@ -19,7 +19,7 @@ def most_recent_session(home: Home, config: Config, starts_one: str) -> tuple[st
     async def find() -> str | None:
         store = await SessionStore.open(home.state_db, settings=config.sessions, read_only=True)
         try:
-            return await store.most_recent_session()
+            return await store.tree.most_recent_session()
         finally:
             await store.close()
 
