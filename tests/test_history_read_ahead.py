@@ -13,7 +13,7 @@ from widgets.stored_turn import StoredTurn
 def record_reads(app: Any, gate: asyncio.Event) -> list[tuple[str, int, int]]:
     """Every page the app reads, as (direction, anchor message id, request); read-aheads wait for `gate`."""
     reads: list[tuple[str, int, int]] = []
-    original = app.history.page
+    original = app.history_feeds.reader.page
 
     async def page(direction: str, session_id: str, anchor: int, **kwargs: Any) -> Any:
         reads.append((direction, anchor, kwargs["request"]))
@@ -21,7 +21,7 @@ def record_reads(app: Any, gate: asyncio.Event) -> list[tuple[str, int, int]]:
             await gate.wait()
         return await original(direction, session_id, anchor, **kwargs)
 
-    app.history.page = page
+    app.history_feeds.reader.page = page
     return reads
 
 

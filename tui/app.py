@@ -31,17 +31,24 @@ from tui import messages
 from tui.agent_port import AgentPort, drive_turn, interrupt, oversized
 from tui.app_agent import AgentLifecycle
 from tui.app_commands import SlashCommands
-from tui.app_feeds import PaneFeeds
-from tui.app_history import HistoryFeeds
 from tui.commands import SLASH_COMMANDS, SessionEntry, SkillEntry, parse_slash, skill_commands
+from tui.history_feeds import HistoryFeeds
 from tui.live_files import LiveFilesMixin
+from tui.pane_feeds import PaneFeeds
+from tui.staleness import CATALOGS, NEXT_SESSION, PANE_NAMES, matters, session_of, stale_after
 from tui.unsaved import UnsavedBuffers
+from widgets.budget_pane import BudgetPane
+from widgets.compression_pane import CompressionPane
 from widgets.file_editor import FileEditor
 from widgets.gauge import GaugeLevels
+from widgets.memory_pane import MemoryPane
 from widgets.paste_chips import PasteLimits
+from widgets.pending_list import PendingList
 from widgets.prompt import PromptBox
+from widgets.skills_pane import SkillsPane
 from widgets.status_bar import StatusState
 from widgets.transcript import Transcript
+from widgets.transcript_history import HistoryWanted
 
 if TYPE_CHECKING:
     from tui.clipboard import CopyResult
@@ -102,9 +109,7 @@ class CopyDone(Message):
         self.chars = chars
 
 
-class HwsApp(
-    LiveFilesMixin, AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], inherit_bindings=False
-):
+class HwsApp(LiveFilesMixin, AgentLifecycle, SlashCommands, App[int], inherit_bindings=False):
     """Hermes Workstation."""
 
     TITLE = "hws"
@@ -212,8 +217,8 @@ class HwsApp(
         self.unsaved = UnsavedBuffers(self)
         self.editor_screen: EditorScreen | None = None  # made by the first ctrl+e, kept from then on
         self._setup_themes()
-        self.init_feeds()
-        self.init_history()
+        self.history_feeds = HistoryFeeds(self)
+        self.pane_feeds = PaneFeeds(self)
 
     # Start-up.
 
@@ -313,7 +318,10 @@ class HwsApp(
         if self.skill_source is not None or self.session_source is not None:
             # In a thread: the session catalog runs its own event loop, and neither may hold up this one.
             self.call_after_refresh(self.reload_catalogs)
-        self.call_after_refresh(self.refresh_panes)
+        self.call_after_refresh(self.pane_feeds.refresh)
+
+    async def on_unmount(self) -> None:
+        await self.history_feeds.close()
 
     async def action_quit(self) -> None:
         """ctrl+q: a file modified in an editor is asked about first (save / discard / cancel)."""
@@ -419,6 +427,79 @@ class HwsApp(
         self.main_screen.post_message(
             messages.Notice(f"The agent cannot run: {message.reason}.", "warning", "!")
         )
+
+    # What the main screen is handed, and what it makes stale.
+
+    def deliver(self, message: Message) -> None:
+        """Hand `message` to the main screen (from any thread); what it makes stale is read again."""
+        main = self._main
+        if main is None:
+            return
+        main.post_message(message)
+        if matters(message):
+            self.post_message(messages.Delivered(message))  # thread-safe: handled on the event loop
+
+    @on(messages.Delivered)
+    def _delivered(self, delivered: messages.Delivered) -> None:
+        message = delivered.message
+        session_id = session_of(message)
+        if session_id and session_id != self.session_id:
+            self.session_id = session_id
+            self.pane_feeds.refresh()
+        stale = stale_after(message)
+        panes = [name for name in stale if name in PANE_NAMES]
+        if panes:
+            self.pane_feeds.refresh(*panes)
+        if CATALOGS in stale:
+            self.reload_catalogs()
+        if NEXT_SESSION in stale and isinstance(message, messages.SkillChanged):
+            self.skill_changed_on_disk(message.event.name)
+
+    # What the panes ask for.
+
+    @on(MemoryPane.ReloadRequested)
+    def _reload_memory(self) -> None:
+        self.pane_feeds.refresh("memory")
+
+    @on(BudgetPane.ReloadRequested)
+    def _reload_budget(self) -> None:
+        self.pane_feeds.refresh("budget")
+
+    @on(SkillsPane.ReloadRequested)
+    def _reload_skills(self) -> None:
+        self.pane_feeds.refresh("skills")  # (a changed skill's verdict is stale by its folder's stamp)
+
+    @on(CompressionPane.ReloadRequested)
+    def _reload_lineage(self) -> None:
+        self.pane_feeds.refresh("lineage")
+
+    @on(MemoryPane.UndoRequested)
+    def _undo_memory_entry(self, message: MemoryPane.UndoRequested) -> None:
+        self.pane_feeds.undo_memory_entry(message.entry_id)
+
+    @on(MemoryPane.DiffRequested)
+    def _show_journal_diff(self, message: MemoryPane.DiffRequested) -> None:
+        self.pane_feeds.show_journal_diff(message.entry_id)
+
+    @on(PendingList.DecisionRequested)
+    def _decide_pending(self, message: PendingList.DecisionRequested) -> None:
+        self.pane_feeds.decide_pending(message.subsystem, message.pending_id, message.decision)
+
+    @on(PendingList.DiffRequested)
+    def _show_pending_diff(self, message: PendingList.DiffRequested) -> None:
+        self.pane_feeds.show_pending_diff(message.subsystem, message.pending_id)
+
+    @on(SkillsPane.OpenRequested)
+    def _open_skill(self, message: SkillsPane.OpenRequested) -> None:
+        self.pane_feeds.open_skill(message.name, message.path, message.warnings)
+
+    @on(HistoryWanted)
+    def _history_wanted(self, message: HistoryWanted) -> None:
+        self.history_feeds.read_history_page(message)
+
+    @on(messages.TurnToTag)
+    def _turn_to_tag(self, message: messages.TurnToTag) -> None:
+        self.history_feeds.tag_turn(message.block, message.session_id, message.text)
 
     @work(thread=True, group="catalogs", exit_on_error=False, description="load skill and session catalogs")
     def reload_catalogs(self) -> None:
@@ -533,7 +614,7 @@ class HwsApp(
 
     @work(exclusive=True, group="turn", exit_on_error=False, description="agent turn")
     async def _run_turn(self, text: str) -> None:
-        post = self.main_screen.post_message
+        post = self.deliver
         assert self.agent is not None
         finished = False
 
@@ -646,6 +727,68 @@ class HwsApp(
         prompt = self.main_screen.prompt
         prompt.set_text(f"/{name} ")
         prompt.input.focus()
+
+    # Past sessions.
+
+    def action_sessions(self) -> None:
+        from tui.screens.sessions import SessionsScreen
+
+        if isinstance(self.screen, SessionsScreen):
+            self.screen.close()
+            return
+        screen = SessionsScreen(
+            current=self.session_id,
+            page_size=int(self.tui.sessions_page),
+            state=self.history_feeds.sessions_list,
+        )
+        self.push_screen(screen, self.session_chosen)
+
+    @on(messages.SessionsWanted)
+    def _list_sessions(self, message: messages.SessionsWanted) -> None:
+        self.history_feeds.list_sessions(message.screen, message.offset, message.limit)
+
+    @on(messages.SessionsSearched)
+    def _search_sessions(self, message: messages.SessionsSearched) -> None:
+        self.history_feeds.search_sessions(message.screen, message.query)
+
+    @on(messages.LineageWanted)
+    def _lineage_rows(self, message: messages.LineageWanted) -> None:
+        self.history_feeds.lineage_rows(message.screen, message.session_id)
+
+    def session_chosen(self, choice: tuple[str, str, int | None] | None) -> None:
+        """What the sessions screen closed with: ("open" | "resume", session id, message to show)."""
+        if not choice:
+            return
+        action, session_id, around = choice
+        if action == "resume":
+            self.resume_session(session_id)
+        else:
+            self.view_session(session_id, around)
+
+    def view_session(self, session_id: str, around: int | None = None) -> None:
+        """Open a past session read-only (at `around`, a search hit, when given)."""
+        from tui.screens.session_view import SessionViewScreen
+
+        self.push_screen(SessionViewScreen(session_id, around), self.session_chosen)
+
+    def resume_session(self, session_id: str) -> None:
+        """Continue a past conversation (at the tip of its compression chain) in the main window."""
+        if self.turn_running:
+            self.notify("Resuming waits for the running turn: ctrl+c interrupts it.", severity="warning")
+            return
+        if self.agent_factory is None:
+            self.main_screen.post_message(
+                messages.Notice("Resuming needs a model: configure one and restart.", "warning", "!")
+            )
+            return
+        if session_id == self.session_id:
+            self.notify("That is the conversation you are in.")
+            return
+        self.replace_agent("resumed_other", session_id, "resume")
+
+    def open_session(self, session_id: str) -> None:
+        """The palette's session entries: show the session read-only (r there resumes it)."""
+        self.view_session(session_id)
 
     # Copying.
 

@@ -41,9 +41,11 @@ class SlashCommands:
         def switch_theme(self, name: str) -> None: ...
         def send_to_agent(self, text: str) -> None: ...
         def replace_agent(self, end_reason: str, resume: str | None, reason: str) -> Any: ...
-        def undo_last_write(self) -> None: ...
-        def decide_pending(self, subsystem: str, pending_id: str, decision: str) -> None: ...
-        def show_pending_diff(self, subsystem: str, pending_id: str) -> None: ...
+
+        pane_feeds: Any
+        history_feeds: Any
+
+        def deliver(self, message: Any) -> None: ...
 
     async def run_slash_command(self, name: str, argument: str) -> None:
         main = self.main_screen
@@ -73,7 +75,7 @@ class SlashCommands:
         elif name == "undo":
             if self._waits_for_turn(name):
                 return
-            self.undo_last_write()
+            self.pane_feeds.undo_last_write()
         elif name == "new":
             self.new_conversation()
         elif name == "compress":
@@ -88,7 +90,7 @@ class SlashCommands:
         elif name == "compress":
             self.compress_command(argument)
         elif name == "undo" and not self._waits_for_turn(name):
-            self.undo_last_write()
+            self.pane_feeds.undo_last_write()
 
     def _say(self, text: str, level: str = "info", icon: str = "·") -> None:
         self.main_screen.post_message(messages.Notice(text, level, icon))
@@ -114,30 +116,17 @@ class SlashCommands:
         pending_id = rest.strip()
         verb = verb.lower()
         if verb == "pending" and not pending_id:
-            self.list_pending(subsystem)
+            self.pane_feeds.list_pending(subsystem)
         elif verb in ("approve", "reject") and pending_id:
-            self.decide_pending(subsystem, pending_id, verb)
+            self.pane_feeds.decide_pending(subsystem, pending_id, verb)
         elif verb == "diff" and pending_id:
-            self.show_pending_diff(subsystem, pending_id)
+            self.pane_feeds.show_pending_diff(subsystem, pending_id)
         else:
             self._say(
                 f"/{subsystem} takes: pending, approve ID, reject ID or diff ID (the ids are in the "
                 f"{subsystem} pane and in /{subsystem} pending).",
                 "warning",
             )
-
-    @work(thread=True, group="pending", exit_on_error=False, description="list the pending writes")
-    def list_pending(self, subsystem: str) -> None:
-        rows = self.readers.pending_rows(subsystem)  # type: ignore[attr-defined]
-        if not rows:
-            self._say(f"No {subsystem} write waits for your approval.", "info", "i")
-            return
-        lines = [f"{len(rows)} {subsystem} write{'s' if len(rows) != 1 else ''} waiting for your approval:"]
-        for row in rows:
-            problem = f" — ! {row.problem}" if row.problem else ""
-            lines.append(f"  {row.pending_id}  {row.who}: {row.summary}{problem}")
-        lines.append(f"/{subsystem} approve ID, /{subsystem} reject ID, /{subsystem} diff ID.")
-        self._say("\n".join(lines), "info", "⏸")
 
     # /new
 
@@ -160,14 +149,14 @@ class SlashCommands:
             await self._drain(new_session())
         finally:
             self.turn_running = False
-        self.main_screen.post_message(messages.ConversationReset("new", ""))
+        self.deliver(messages.ConversationReset("new", ""))
         getattr(self, "session_restarted", lambda: None)()
 
     async def _drain(self, result: Any) -> Any:
         """An agent call's result: events of an async generator become Messages; a coroutine is awaited."""
         if hasattr(result, "__aiter__"):
             async for event in result:
-                self.main_screen.post_message(messages.to_message(event))
+                self.deliver(messages.to_message(event))
             return None
         if asyncio.iscoroutine(result):
             return await result
@@ -225,14 +214,14 @@ class SlashCommands:
         except Exception as exc:  # StoreError, TitleConflict: their message is the sentence
             self._say(f"Not titled: {exc}", "warning", "!")
             return
-        self.main_screen.post_message(messages.to_message(titled))
+        self.deliver(messages.to_message(titled))
 
     @work(group="title", exit_on_error=False, description="read the session's title")
     async def _say_title(self) -> None:
         title = ""
         if self.session_id:
             try:
-                title = await self.history.session_title(self.session_id)  # type: ignore[attr-defined]
+                title = await self.history_feeds.reader.session_title(self.session_id)
             except Exception:  # an unreadable state.db: said as no title
                 title = ""
         if title:

@@ -118,7 +118,7 @@ class DemoApp(HwsApp):
 
     def _background(self, event: events.Event) -> None:
         """The agent's events outside a turn (the background review writing memory and skills)."""
-        self.main_screen.post_message(messages.to_message(event))
+        self.deliver(messages.to_message(event))
 
     def _say(self, text: str, icon: str = "▶", level: str = "info") -> None:
         self.main_screen.post_message(messages.Notice(text, level, icon))

@@ -181,7 +181,6 @@ class HistoryWindow:
         app: Any
         cursor: Widget | None
 
-        def post_message(self, message: Message) -> bool: ...
         async def mount_all(self, widgets: Any, *, before: Any = None, after: Any = None) -> Any: ...
         async def mount(self, *widgets: Any, before: Any = None, after: Any = None) -> Any: ...
         async def remove_children(self, selector: Any = ...) -> Any: ...
@@ -199,7 +198,7 @@ class HistoryWindow:
         self._history_request += 1
         self._history_pending = direction
         width = self._reply_width()
-        self.post_message(
+        self.app.post_message(  # to the app, which reads state.db (past the screen that asked)
             HistoryWanted(
                 self,  # type: ignore[arg-type]
                 direction,
@@ -259,7 +258,7 @@ class HistoryWindow:
         self._ahead_request -= 1
         self._ahead_anchor, self._ahead_page, self._ahead_claimed = marker.anchor, None, 0
         width = self._reply_width()
-        self.post_message(
+        self.app.post_message(  # to the app, which reads state.db (past the screen that asked)
             HistoryWanted(
                 self,  # type: ignore[arg-type]
                 "up",

@@ -32,12 +32,10 @@ from widgets.memory_pane import MemoryPane
 from widgets.next_session import NextSessionBar
 from widgets.pane import Pane
 from widgets.paste_chips import PasteLimits
-from widgets.pending_list import PendingList
 from widgets.prompt import PromptBox, SlashCommand
 from widgets.skills_pane import SkillsPane
 from widgets.status_bar import StatusBar, StatusState
 from widgets.transcript import Transcript, TranscriptPane
-from widgets.transcript_history import HistoryWanted
 
 PANE_IDS = ("transcript", "memory", "budget", "skills", "compression")
 
@@ -154,6 +152,7 @@ class MainScreen(Screen[None]):
         self.clock = clock
         self.wall_clock = wall_clock
         self._turn_session = ""
+        self.session_id = ""  # the conversation's session, as the messages told it
         self._turn_note = ""  # the status note a running turn set (a retry), cleared when it succeeds
         self._turn_failed = False
         self._layer_notes_said: set[str] = set()
@@ -397,25 +396,34 @@ class MainScreen(Screen[None]):
 
     # What the app's workers read: the only way pane contents change besides engine events.
 
-    @on(messages.ViewLoaded)
-    def _view_loaded(self, message: messages.ViewLoaded) -> None:
-        app = self.app
-        if not app.reading_is_current(message.pane, message.seq):  # type: ignore[attr-defined]
+    @on(messages.MemoryRead)
+    def _show_memory(self, message: messages.MemoryRead) -> None:
+        if message.is_current():
+            self.memory.show(message.view)
+
+    @on(messages.BudgetRead)
+    def _show_budget(self, message: messages.BudgetRead) -> None:
+        if not message.is_current():
             return
         view = message.view
-        if message.pane == "memory":
-            self.memory.show(view)  # type: ignore[arg-type]
-        elif message.pane == "budget":
-            assert isinstance(view, BudgetView)
-            self.budget.show(view)
-            self.status.update_state(context_used=self.budget.used, context_window=view.window)
-            self._say_layer_problems(view)
-        elif message.pane == "skills":
-            self.skills.show(view)  # type: ignore[arg-type]
-        elif message.pane == "verdicts":
-            self.skills.set_verdicts(view)  # type: ignore[arg-type]
-        elif message.pane == "lineage":
-            self.compression.set_lineage(tuple(view))  # type: ignore[call-overload]
+        self.budget.show(view)
+        self.status.update_state(context_used=self.budget.used, context_window=view.window)
+        self._say_layer_problems(view)
+
+    @on(messages.SkillsRead)
+    def _show_skills(self, message: messages.SkillsRead) -> None:
+        if message.is_current():
+            self.skills.show(message.view)
+
+    @on(messages.VerdictsRead)
+    def _show_verdicts(self, message: messages.VerdictsRead) -> None:
+        if message.is_current():
+            self.skills.set_verdicts(message.verdicts)
+
+    @on(messages.LineageRead)
+    def _show_lineage(self, message: messages.LineageRead) -> None:
+        if message.is_current():
+            self.compression.set_lineage(message.chain)
 
     def _say_layer_problems(self, view: BudgetView) -> None:
         """A file of the person's that reaches the prompt damaged (not UTF-8, blocked, cut): said once.
@@ -429,47 +437,6 @@ class MainScreen(Screen[None]):
             said.add(layer.note)
             what = "SOUL.md" if layer.name == "identity" else "the project's context file"
             self.post_message(messages.Notice(f"{what} in the prompt: {layer.note}", "warning", "!"))
-
-    @on(MemoryPane.ReloadRequested)
-    def _reload_memory(self) -> None:
-        self.app.reload_pane("memory")  # type: ignore[attr-defined]
-
-    @on(BudgetPane.ReloadRequested)
-    def _reload_budget(self) -> None:
-        self.app.reload_pane("budget")  # type: ignore[attr-defined]
-
-    @on(SkillsPane.ReloadRequested)
-    def _reload_skills(self) -> None:
-        self.app.reload_pane("skills")  # type: ignore[attr-defined]
-
-    @on(CompressionPane.ReloadRequested)
-    def _reload_lineage(self) -> None:
-        self.app.reload_pane("lineage")  # type: ignore[attr-defined]
-
-    @on(MemoryPane.UndoRequested)
-    def _undo_memory(self, message: MemoryPane.UndoRequested) -> None:
-        self.app.undo_memory_entry(message.entry_id)  # type: ignore[attr-defined]
-
-    @on(MemoryPane.DiffRequested)
-    def _memory_diff(self, message: MemoryPane.DiffRequested) -> None:
-        self.app.show_journal_diff(message.entry_id)  # type: ignore[attr-defined]
-
-    @on(PendingList.DecisionRequested)
-    def _pending_decided(self, message: PendingList.DecisionRequested) -> None:
-        self.app.decide_pending(message.subsystem, message.pending_id, message.decision)  # type: ignore[attr-defined]
-
-    @on(PendingList.DiffRequested)
-    def _pending_diff(self, message: PendingList.DiffRequested) -> None:
-        self.app.show_pending_diff(message.subsystem, message.pending_id)  # type: ignore[attr-defined]
-
-    @on(SkillsPane.OpenRequested)
-    def _open_skill(self, message: SkillsPane.OpenRequested) -> None:
-        self.app.open_skill(message.name, message.path, message.warnings)  # type: ignore[attr-defined]
-
-    @on(HistoryWanted)
-    def _history_wanted(self, message: HistoryWanted) -> None:
-        message.stop()
-        self.app.read_history_page(message)  # type: ignore[attr-defined]
 
     @on(TurnTagged)
     def _turn_tagged(self, message: TurnTagged) -> None:
@@ -496,6 +463,7 @@ class MainScreen(Screen[None]):
         )
         self.budget.set_overfull(False)
         self._turn_session = ""
+        self.session_id = ""
         if message.reason == "model":  # the transcript was just cleared: this notice is the one that stays
             model = self.status.state.model or "another model"
             goes_on = f"; session {message.session_id} goes on" if message.session_id else ""
@@ -505,15 +473,12 @@ class MainScreen(Screen[None]):
             target = f" {message.session_id}" if message.session_id else ""
             text = f"{words.get(message.reason, message.reason)}{target}…"
         await self.transcript.add_notice(text, "info", "↪")
-        self.app.refresh_panes()  # type: ignore[attr-defined]
         # A fresh conversation is for typing: the focus goes back to the input.
         self.action_focus_input()
 
     def _use_session(self, session_id: str) -> None:
-        app = self.app
-        if session_id and session_id != app.session_id:  # type: ignore[attr-defined]
-            app.session_id = session_id  # type: ignore[attr-defined]
-            app.refresh_panes()  # type: ignore[attr-defined]
+        if session_id:
+            self.session_id = session_id
 
     # Engine events: the only code that changes the panes.
 
@@ -585,7 +550,6 @@ class MainScreen(Screen[None]):
     async def _memory_written(self, message: messages.MemoryWritten) -> None:
         event = message.event
         self.memory.memory_written()
-        self.app.refresh_panes("memory")  # type: ignore[attr-defined]
         who = "" if event.who == "agent" else f" by {event.who}"
         await self.transcript.add_notice(
             f"memory {event.action} ({event.target}){who}: {event.message}", icon="✎"
@@ -595,9 +559,6 @@ class MainScreen(Screen[None]):
     async def _skill_changed(self, message: messages.SkillChanged) -> None:
         event = message.event
         self.skills.skill_changed(event)
-        self.app.refresh_panes("skills")  # type: ignore[attr-defined]
-        self.app.reload_catalogs()  # type: ignore[attr-defined]
-        getattr(self.app, "skill_changed_on_disk", lambda _name: None)(event.name)
         who = "" if event.who == "agent" else f" by {event.who}"
         await self.transcript.add_notice(f"skill {event.name} {event.action}{who}: {event.message}", icon="✚")
 
@@ -605,7 +566,6 @@ class MainScreen(Screen[None]):
     async def _write_staged(self, message: messages.WriteStaged) -> None:
         event = message.event
         pane_key = "F2" if event.subsystem == "memory" else "F4"
-        self.app.refresh_panes("memory" if event.subsystem == "memory" else "skills")  # type: ignore[attr-defined]
         who = "" if event.who == "agent" else f" by {event.who}"
         name, pending_id = event.subsystem, event.pending_id
         how = f"{pane_key}, then ctrl+a approves or ctrl+x rejects; or /{name} approve {pending_id}"
@@ -615,7 +575,6 @@ class MainScreen(Screen[None]):
     @on(messages.SkillLoaded)
     def _skill_loaded(self, message: messages.SkillLoaded) -> None:
         self.skills.skill_loaded(message.event)
-        self.app.refresh_panes("skills", "budget")  # type: ignore[attr-defined]
 
     @on(messages.NudgeFired)
     async def _nudge(self, message: messages.NudgeFired) -> None:
@@ -668,13 +627,11 @@ class MainScreen(Screen[None]):
             self.status.update_state(note="")  # the retry it spoke of worked
         self._turn_note = ""
         self.status.update_state(working=False)
-        app = self.app
         if self.settings.bell_on_complete:
-            app.bell()
-        app.refresh_panes("budget")  # type: ignore[attr-defined]
-        session = getattr(self, "_turn_session", "") or message.event.session_id
+            self.app.bell()
+        session = self._turn_session or message.event.session_id
         if block is not None and session:
-            app.tag_turn(block, session, block.text)  # type: ignore[attr-defined]
+            self.app.post_message(messages.TurnToTag(block, session, block.text))
 
     @on(messages.TurnAborted)
     async def _turn_aborted(self, message: messages.TurnAborted) -> None:
@@ -698,11 +655,9 @@ class MainScreen(Screen[None]):
         self.compression.compression_finished(event)
         if not event.compressed:  # nothing dropped: /compress says why, the timeline shows it
             self.status.update_state(note="")
-            self.app.refresh_panes("budget", "memory")  # type: ignore[attr-defined]
             return
         self.budget.history_shrank()
         self.status.update_state(compressions=self.status.state.compressions + 1, note="")
-        self.app.refresh_panes("budget", "memory", "skills", "lineage")  # type: ignore[attr-defined]
         await self.transcript.add_notice(
             f"compressed {event.tokens_before:,} → {event.tokens_after:,} tokens; "
             f"session {event.old_session_id} → {event.new_session_id}",
@@ -712,12 +667,11 @@ class MainScreen(Screen[None]):
     @on(messages.SessionTitled)
     async def _session_titled(self, message: messages.SessionTitled) -> None:
         event = message.event
-        self.app.reload_catalogs()  # type: ignore[attr-defined]  # the palette lists sessions by title
         if event.by == "user":  # `/title` before the first message opened the session it names
             self._use_session(event.session_id)
             await self.transcript.add_notice(f"Titled this session “{event.title}”.", icon="✎")
             return
-        if event.session_id != self.app.session_id:  # type: ignore[attr-defined]
+        if event.session_id != self.session_id:
             return  # a session left meanwhile (/new): its title shows in the sessions list
         await self.transcript.add_notice(
             f"This session is titled “{event.title}” · /title NAME renames it.", icon="✎"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -19,7 +18,6 @@ from textual.widgets import Static
 from tui.screens.closing import dismiss_once
 from widgets.pane import PaneHeader
 from widgets.transcript import Transcript
-from widgets.transcript_history import HistoryWanted
 
 Choice = tuple[str, str, int | None]
 
@@ -71,11 +69,6 @@ class SessionViewScreen(Screen[Choice | None]):
         transcript = self.transcript
         transcript.focus()
         transcript.open_history(self.session_id, self.around)
-
-    @on(HistoryWanted)
-    def _wanted(self, message: HistoryWanted) -> None:
-        message.stop()
-        self.app.read_history_page(message)  # type: ignore[attr-defined]
 
     def action_resume(self) -> None:
         dismiss_once(self, ("resume", self.session_id, None))
