@@ -30,12 +30,19 @@ from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
 from tui.agent_port import AgentPort, drive_turn, interrupt, oversized
 from tui.app_agent import AgentLifecycle
-from tui.app_commands import SlashCommands
-from tui.commands import SLASH_COMMANDS, SessionEntry, SkillEntry, parse_slash, skill_commands
+from tui.commands import (
+    SLASH_COMMANDS,
+    SessionEntry,
+    SkillEntry,
+    SlashCommands,
+    no_model_text,
+    parse_slash,
+    skill_commands,
+)
 from tui.history_feeds import HistoryFeeds
 from tui.live_files import LiveFilesMixin
 from tui.pane_feeds import PaneFeeds
-from tui.staleness import CATALOGS, NEXT_SESSION, PANE_NAMES, matters, session_of, stale_after
+from tui.staleness import CATALOGS, NEXT_SESSION, PANE_NAMES, session_of, stale_after
 from tui.unsaved import UnsavedBuffers
 from widgets.budget_pane import BudgetPane
 from widgets.compression_pane import CompressionPane
@@ -75,18 +82,6 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def no_model_text(config_path: str) -> str:
-    return (
-        "No model is configured, so the agent cannot answer yet; every pane still works.\n"
-        f"Add a model to {config_path}, for example:\n"
-        "    model:\n"
-        "      default: anthropic/claude-sonnet-4\n"
-        "      base_url: https://openrouter.ai/api/v1\n"
-        "and OPENROUTER_API_KEY=… to .env beside it (any OpenAI-compatible server works, e.g. "
-        "base_url: http://localhost:11434/v1 for Ollama), then restart hws."
-    )
-
-
 def _skill_commands() -> type[Any]:
     from tui.palette import SkillCommands
 
@@ -109,7 +104,7 @@ class CopyDone(Message):
         self.chars = chars
 
 
-class HwsApp(LiveFilesMixin, AgentLifecycle, SlashCommands, App[int], inherit_bindings=False):
+class HwsApp(LiveFilesMixin, AgentLifecycle, App[int], inherit_bindings=False):
     """Hermes Workstation."""
 
     TITLE = "hws"
@@ -219,6 +214,7 @@ class HwsApp(LiveFilesMixin, AgentLifecycle, SlashCommands, App[int], inherit_bi
         self._setup_themes()
         self.history_feeds = HistoryFeeds(self)
         self.pane_feeds = PaneFeeds(self)
+        self.commands = SlashCommands(self)
 
     # Start-up.
 
@@ -428,20 +424,11 @@ class HwsApp(LiveFilesMixin, AgentLifecycle, SlashCommands, App[int], inherit_bi
             messages.Notice(f"The agent cannot run: {message.reason}.", "warning", "!")
         )
 
-    # What the main screen is handed, and what it makes stale.
+    # What a message the main screen showed made stale.
 
-    def deliver(self, message: Message) -> None:
-        """Hand `message` to the main screen (from any thread); what it makes stale is read again."""
-        main = self._main
-        if main is None:
-            return
-        main.post_message(message)
-        if matters(message):
-            self.post_message(messages.Delivered(message))  # thread-safe: handled on the event loop
-
-    @on(messages.Delivered)
-    def _delivered(self, delivered: messages.Delivered) -> None:
-        message = delivered.message
+    @on(messages.Shown)
+    def _shown(self, shown: messages.Shown) -> None:
+        message = shown.message
         session_id = session_of(message)
         if session_id and session_id != self.session_id:
             self.session_id = session_id
@@ -532,7 +519,7 @@ class HwsApp(LiveFilesMixin, AgentLifecycle, SlashCommands, App[int], inherit_bi
         if slash is not None:
             name, argument = slash
             if name in {c.name for c in SLASH_COMMANDS}:
-                await self.run_slash_command(name, argument)
+                await self.commands.run_slash_command(name, argument)
                 return
             if name not in {e.name for e in self.skill_entries}:
                 self.main_screen.post_message(
@@ -614,7 +601,7 @@ class HwsApp(LiveFilesMixin, AgentLifecycle, SlashCommands, App[int], inherit_bi
 
     @work(exclusive=True, group="turn", exit_on_error=False, description="agent turn")
     async def _run_turn(self, text: str) -> None:
-        post = self.deliver
+        post = self.main_screen.post_message
         assert self.agent is not None
         finished = False
 
@@ -859,6 +846,6 @@ class HwsApp(LiveFilesMixin, AgentLifecycle, SlashCommands, App[int], inherit_bi
 
 def _slash_runner(app: HwsApp, name: str) -> Callable[[], Any]:
     async def run() -> None:
-        await app.run_slash_command(name, "")
+        await app.commands.run_slash_command(name, "")
 
     return run

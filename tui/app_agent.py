@@ -51,7 +51,6 @@ class AgentLifecycle:
 
         def post_message(self, message: Any) -> bool: ...
         def notify(self, message: str, **kwargs: Any) -> None: ...
-        def deliver(self, message: Any) -> None: ...
         def exit(self, result: Any = None) -> None: ...
         def run_worker(self, *args: Any, **kwargs: Any) -> Any: ...
 
@@ -90,7 +89,9 @@ class AgentLifecycle:
 
         if isinstance(event, engine_events.ApprovalNeeded):
             return  # background work never waits on the user (its approver declines)
-        self.deliver(messages.to_message(event))  # post_message is thread-safe
+        main = self.main_screen
+        if main is not None:
+            main.post_message(messages.to_message(event))  # post_message is thread-safe
 
     def agent_ready(self, message: messages.AgentReady) -> None:
         self.agent = message.agent  # type: ignore[assignment]
@@ -152,7 +153,7 @@ class AgentLifecycle:
             self.turn_running = opened and bool(self.held_message)  # the held message's turn is next
             if not opened:
                 self.drop_held_message("no agent", f"Not sent: {self.agent_problem or 'the resume stopped'}.")
-        self.deliver(messages.SessionOpened(session_id or resume, resumed=True))
+        self.main_screen.post_message(messages.SessionOpened(session_id or resume, resumed=True))
         if self.held_message:
             self.call_later(self.send_held_message)  # outside this worker: the turn group is exclusive
 
@@ -170,7 +171,7 @@ class AgentLifecycle:
         finally:
             self.turn_running = False
         self.session_id = ""
-        self.deliver(messages.ConversationReset(reason, resume or ""))
+        self.main_screen.post_message(messages.ConversationReset(reason, resume or ""))
         self.request_agent(resume, reason)
 
     async def _close_quietly(self, agent: object, end_reason: str) -> None:

@@ -118,7 +118,7 @@ class DemoApp(HwsApp):
 
     def _background(self, event: events.Event) -> None:
         """The agent's events outside a turn (the background review writing memory and skills)."""
-        self.deliver(messages.to_message(event))
+        self.main_screen.post_message(messages.to_message(event))
 
     def _say(self, text: str, icon: str = "▶", level: str = "info") -> None:
         self.main_screen.post_message(messages.Notice(text, level, icon))
@@ -257,7 +257,7 @@ class DemoApp(HwsApp):
 
         agent = self.demo_agent
         old = agent.session_id if agent is not None else ""
-        self._agent_command("new", "")  # as ctrl+n does
+        self.commands.new_conversation()  # as ctrl+n does
         loop = asyncio.get_running_loop()
         deadline = loop.time() + TURN_TIMEOUT
         while agent is not None and agent.session_id == old and loop.time() < deadline:

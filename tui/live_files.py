@@ -324,7 +324,7 @@ class LiveFilesMixin:
 
     def action_new_session_now(self) -> None:
         """ctrl+n: start a new session, which reads SOUL.md, the skills and memory from disk again."""
-        self.app._agent_command("new", "")
+        self.app.commands.new_conversation()
 
     def session_restarted(self) -> None:
         """After /new (or a compression): the new prompt was read from disk, so compare again."""

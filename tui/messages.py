@@ -270,8 +270,8 @@ class LineageRead(PaneRead):
         self.chain = chain
 
 
-class Delivered(Message):
-    """The app handed `message` to the main screen; the app updates what it makes stale (`tui.staleness`)."""
+class Shown(Message):
+    """The main screen showed `message`; the app reads again what it made stale (`tui.staleness`)."""
 
     def __init__(self, message: Message) -> None:
         super().__init__()

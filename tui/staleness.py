@@ -1,4 +1,4 @@
-"""Which message makes what stale: the one table the app reads after handing a message to the screen.
+"""Which message makes what stale: the one table the app reads when the main screen showed a message.
 
 A side pane shows a reading taken in a worker (`tui.pane_feeds`); an event that changes what the
 reading would find makes it stale, and the app starts a fresh one. Besides the panes, two things go
@@ -59,8 +59,3 @@ def session_of(message: Message) -> str:
     if isinstance(message, messages.SessionTitled) and message.event.by == "user":
         return message.event.session_id  # `/title` before the first message opened the session it names
     return ""
-
-
-def matters(message: Message) -> bool:
-    """True when the app must look at `message` after the screen got it."""
-    return type(message) in STALE_AFTER or bool(session_of(message))

@@ -18,13 +18,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 
 from tui import messages
-from tui.app_history import TurnTagged
+from tui.history_feeds import TurnTagged
 from widgets.budget_pane import BudgetPane, BudgetView
 from widgets.compression_pane import CompressionPane
 from widgets.gauge import GaugeLevels
@@ -446,6 +447,7 @@ class MainScreen(Screen[None]):
     @on(messages.SessionOpened)
     def _session_opened(self, message: messages.SessionOpened) -> None:
         self._use_session(message.session_id)
+        self._shown(message)
         if message.resumed:
             self.transcript.open_history(message.session_id)
             self.transcript.post_message(
@@ -473,12 +475,17 @@ class MainScreen(Screen[None]):
             target = f" {message.session_id}" if message.session_id else ""
             text = f"{words.get(message.reason, message.reason)}{target}…"
         await self.transcript.add_notice(text, "info", "↪")
+        self._shown(message)
         # A fresh conversation is for typing: the focus goes back to the input.
         self.action_focus_input()
 
     def _use_session(self, session_id: str) -> None:
         if session_id:
             self.session_id = session_id
+
+    def _shown(self, message: Message) -> None:
+        """Tell the app this message was shown: it reads again what the message made stale."""
+        self.app.post_message(messages.Shown(message))
 
     # Engine events: the only code that changes the panes.
 
@@ -504,6 +511,7 @@ class MainScreen(Screen[None]):
         self.status.update_state(working=True)
         self._turn_session = message.event.session_id
         self._use_session(message.event.session_id)
+        self._shown(message)
 
     @on(messages.TextDelta)
     async def _text(self, message: messages.TextDelta) -> None:
@@ -550,6 +558,7 @@ class MainScreen(Screen[None]):
     async def _memory_written(self, message: messages.MemoryWritten) -> None:
         event = message.event
         self.memory.memory_written()
+        self._shown(message)
         who = "" if event.who == "agent" else f" by {event.who}"
         await self.transcript.add_notice(
             f"memory {event.action} ({event.target}){who}: {event.message}", icon="✎"
@@ -559,6 +568,7 @@ class MainScreen(Screen[None]):
     async def _skill_changed(self, message: messages.SkillChanged) -> None:
         event = message.event
         self.skills.skill_changed(event)
+        self._shown(message)
         who = "" if event.who == "agent" else f" by {event.who}"
         await self.transcript.add_notice(f"skill {event.name} {event.action}{who}: {event.message}", icon="✚")
 
@@ -566,6 +576,7 @@ class MainScreen(Screen[None]):
     async def _write_staged(self, message: messages.WriteStaged) -> None:
         event = message.event
         pane_key = "F2" if event.subsystem == "memory" else "F4"
+        self._shown(message)
         who = "" if event.who == "agent" else f" by {event.who}"
         name, pending_id = event.subsystem, event.pending_id
         how = f"{pane_key}, then ctrl+a approves or ctrl+x rejects; or /{name} approve {pending_id}"
@@ -575,6 +586,7 @@ class MainScreen(Screen[None]):
     @on(messages.SkillLoaded)
     def _skill_loaded(self, message: messages.SkillLoaded) -> None:
         self.skills.skill_loaded(message.event)
+        self._shown(message)
 
     @on(messages.NudgeFired)
     async def _nudge(self, message: messages.NudgeFired) -> None:
@@ -629,6 +641,7 @@ class MainScreen(Screen[None]):
         self.status.update_state(working=False)
         if self.settings.bell_on_complete:
             self.app.bell()
+        self._shown(message)
         session = self._turn_session or message.event.session_id
         if block is not None and session:
             self.app.post_message(messages.TurnToTag(block, session, block.text))
@@ -655,9 +668,11 @@ class MainScreen(Screen[None]):
         self.compression.compression_finished(event)
         if not event.compressed:  # nothing dropped: /compress says why, the timeline shows it
             self.status.update_state(note="")
+            self._shown(message)
             return
         self.budget.history_shrank()
         self.status.update_state(compressions=self.status.state.compressions + 1, note="")
+        self._shown(message)
         await self.transcript.add_notice(
             f"compressed {event.tokens_before:,} → {event.tokens_after:,} tokens; "
             f"session {event.old_session_id} → {event.new_session_id}",
@@ -667,6 +682,7 @@ class MainScreen(Screen[None]):
     @on(messages.SessionTitled)
     async def _session_titled(self, message: messages.SessionTitled) -> None:
         event = message.event
+        self._shown(message)
         if event.by == "user":  # `/title` before the first message opened the session it names
             self._use_session(event.session_id)
             await self.transcript.add_notice(f"Titled this session “{event.title}”.", icon="✎")
@@ -695,3 +711,4 @@ class MainScreen(Screen[None]):
             f"session {event.previous_session_id} → {event.session_id} ({event.reason})", icon="↪"
         )
         self._use_session(event.session_id)
+        self._shown(message)
