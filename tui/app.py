@@ -28,8 +28,8 @@ from engine.threats.redact import Redactor
 from engine.tools.sandbox import sandbox_status
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
+from tui.agent_lifecycle import AgentLifecycle
 from tui.agent_port import AgentPort, drive_turn, interrupt, oversized
-from tui.app_agent import AgentLifecycle
 from tui.commands import (
     SLASH_COMMANDS,
     SessionEntry,
@@ -104,7 +104,7 @@ class CopyDone(Message):
         self.chars = chars
 
 
-class HwsApp(LiveFilesMixin, AgentLifecycle, App[int], inherit_bindings=False):
+class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
     """Hermes Workstation."""
 
     TITLE = "hws"
@@ -215,6 +215,7 @@ class HwsApp(LiveFilesMixin, AgentLifecycle, App[int], inherit_bindings=False):
         self.history_feeds = HistoryFeeds(self)
         self.pane_feeds = PaneFeeds(self)
         self.commands = SlashCommands(self)
+        self.lifecycle = AgentLifecycle(self)
 
     # Start-up.
 
@@ -294,7 +295,7 @@ class HwsApp(LiveFilesMixin, AgentLifecycle, App[int], inherit_bindings=False):
         self._apply_keymap()
         self.start_live_files()
         if self.handle_terminate:
-            self.quit_on_terminate()
+            self.lifecycle.quit_on_terminate()
         main = self.main_screen
         for warning in self.startup_warnings:  # a toast catches the eye; the transcript keeps it
             self.notify(warning, severity="warning", timeout=12)
@@ -306,9 +307,11 @@ class HwsApp(LiveFilesMixin, AgentLifecycle, App[int], inherit_bindings=False):
         if self.scripted_note:
             main.post_message(messages.Notice(self.scripted_note, "info", "i"))
         if self.agent is None and self.agent_factory is not None and self.config.model_name:
-            self.agent_building = True  # from now: a message sent before the build begins is held too
+            self.lifecycle.building = True  # from now: a message sent before the build begins is held too
             resume = self.resume_at
-            self.call_after_refresh(lambda: self.request_agent(resume, "resume" if resume else "start"))
+            self.call_after_refresh(
+                lambda: self.lifecycle.request_agent(resume, "resume" if resume else "start")
+            )
         elif self.agent is not None:
             self._adopt_given_agent()
         if self.skill_source is not None or self.session_source is not None:
@@ -323,9 +326,9 @@ class HwsApp(LiveFilesMixin, AgentLifecycle, App[int], inherit_bindings=False):
         """ctrl+q: a file modified in an editor is asked about first (save / discard / cancel)."""
         editors = self.unsaved.editors()
         if editors:
-            self.unsaved.ask(editors, "quit", self.quit_now)
+            self.unsaved.ask(editors, "quit", self.lifecycle.quit_now)
             return
-        await self.quit_now()
+        await self.lifecycle.quit_now()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "edit" and self._in_an_editor():
@@ -411,15 +414,15 @@ class HwsApp(LiveFilesMixin, AgentLifecycle, App[int], inherit_bindings=False):
     def _adopt_given_agent(self) -> None:
         """An agent handed to the constructor (tests, benchmarks) gets the background channel too."""
         if hasattr(self.agent, "on_background"):
-            self.agent.on_background = self.background_event  # type: ignore[union-attr]
+            self.agent.on_background = self.lifecycle.background_event  # type: ignore[union-attr]
 
     @on(messages.AgentReady)
     def _agent_ready(self, message: messages.AgentReady) -> None:
-        self.agent_ready(message)
+        self.lifecycle.agent_ready(message)
 
     @on(messages.AgentUnavailable)
     def _agent_unavailable(self, message: messages.AgentUnavailable) -> None:
-        self.agent_unavailable(message.reason)
+        self.lifecycle.agent_unavailable(message.reason)
         self.main_screen.post_message(
             messages.Notice(f"The agent cannot run: {message.reason}.", "warning", "!")
         )
@@ -582,8 +585,8 @@ class HwsApp(LiveFilesMixin, AgentLifecycle, App[int], inherit_bindings=False):
         main = self.main_screen
         self.last_sent = text
         main.post_message(messages.TurnSubmitted(self._redact(text)))  # a pasted key is not shown
-        if self.agent is None and self.agent_building:
-            self.hold_message(text)
+        if self.agent is None and self.lifecycle.building:
+            self.lifecycle.hold_message(text)
             return
         if self.agent is None:
             reason = self.agent_problem or "the agent is still starting"
@@ -597,10 +600,10 @@ class HwsApp(LiveFilesMixin, AgentLifecycle, App[int], inherit_bindings=False):
             main.post_message(messages.TurnAborted("no agent"))
             return
         self.turn_running = True
-        self._run_turn(text)
+        self.run_turn(text)
 
     @work(exclusive=True, group="turn", exit_on_error=False, description="agent turn")
-    async def _run_turn(self, text: str) -> None:
+    async def run_turn(self, text: str) -> None:
         post = self.main_screen.post_message
         assert self.agent is not None
         finished = False
@@ -641,7 +644,7 @@ class HwsApp(LiveFilesMixin, AgentLifecycle, App[int], inherit_bindings=False):
 
     @on(messages.InterruptRequested)
     async def _interrupt_requested(self) -> None:
-        if self.drop_held_message("interrupted"):
+        if self.lifecycle.drop_held_message("interrupted"):
             return
         if not self.turn_running or self.agent is None:
             return
@@ -695,7 +698,7 @@ class HwsApp(LiveFilesMixin, AgentLifecycle, App[int], inherit_bindings=False):
             messages.Notice(f"Model set: {config.model_name} at {config.model.base_url}.", "info", "✓")
         )
         if self.agent is None and self.agent_factory is not None:
-            self.request_agent(None, "start")
+            self.lifecycle.request_agent(None, "start")
 
     def action_show_keys(self) -> None:
         from tui.screens.keys import KeysScreen
@@ -771,7 +774,7 @@ class HwsApp(LiveFilesMixin, AgentLifecycle, App[int], inherit_bindings=False):
         if session_id == self.session_id:
             self.notify("That is the conversation you are in.")
             return
-        self.replace_agent("resumed_other", session_id, "resume")
+        self.lifecycle.replace_agent("resumed_other", session_id, "resume")
 
     def open_session(self, session_id: str) -> None:
         """The palette's session entries: show the session read-only (r there resumes it)."""

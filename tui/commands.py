@@ -189,7 +189,7 @@ class SlashCommands:
             return
         if not self._can_replace_agent("new"):
             return
-        self.app.replace_agent("new_session", None, "new")
+        self.app.lifecycle.replace_agent("new_session", None, "new")
 
     async def _own_new_session(self, new_session: Any) -> None:
         self.app.turn_running = True
@@ -324,4 +324,4 @@ class SlashCommands:
         self.app.agent_factory = AgentBuilder(self.app.agent_factory.workdir, overrides)
         resume = self.app.session_id or None
         self.app.main_screen.status.update_state(model=name)  # the reset's notice names it
-        self.app.replace_agent("model_switch", resume, "model")
+        self.app.lifecycle.replace_agent("model_switch", resume, "model")
