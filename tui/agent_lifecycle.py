@@ -92,7 +92,7 @@ class AgentLifecycle:
         else:
             self.send_held_message()
         if message.reason != "start":  # a new agent read SOUL.md, skills and memory again: compare anew
-            self.app.session_restarted()
+            self.app.live_files.session_restarted()
 
     def agent_unavailable(self, reason: str) -> None:
         self.building = False

@@ -40,10 +40,11 @@ from tui.commands import (
     skill_commands,
 )
 from tui.history_feeds import HistoryFeeds
-from tui.live_files import LiveFilesMixin
+from tui.live_files import DriftComputed, LiveFiles
 from tui.pane_feeds import PaneFeeds
 from tui.staleness import CATALOGS, NEXT_SESSION, PANE_NAMES, session_of, stale_after
 from tui.unsaved import UnsavedBuffers
+from tui.watcher import HomeChanged, OwnWritesLanded, WatchStatus
 from widgets.budget_pane import BudgetPane
 from widgets.compression_pane import CompressionPane
 from widgets.file_editor import FileEditor
@@ -60,6 +61,7 @@ from widgets.transcript_history import HistoryWanted
 if TYPE_CHECKING:
     from tui.clipboard import CopyResult
     from tui.screens.editor import EditorScreen
+    from tui.screens.identity import Fetch
 
 AgentFactory = Callable[..., AgentPort]
 """`factory(home, config)` or `factory(home, config, resume=SESSION_ID)` (see `AgentBuilder`)."""
@@ -104,7 +106,7 @@ class CopyDone(Message):
         self.chars = chars
 
 
-class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
+class HwsApp(App[int], inherit_bindings=False):
     """Hermes Workstation."""
 
     TITLE = "hws"
@@ -216,6 +218,8 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
         self.pane_feeds = PaneFeeds(self)
         self.commands = SlashCommands(self)
         self.lifecycle = AgentLifecycle(self)
+        self.live_files = LiveFiles(self)
+        self.identity_fetch: Fetch | None = None  # how the identity view reads the provider (tests fix it)
 
     # Start-up.
 
@@ -293,7 +297,7 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
 
     def on_mount(self) -> None:
         self._apply_keymap()
-        self.start_live_files()
+        self.live_files.start()
         if self.handle_terminate:
             self.lifecycle.quit_on_terminate()
         main = self.main_screen
@@ -320,7 +324,60 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
         self.call_after_refresh(self.pane_feeds.refresh)
 
     async def on_unmount(self) -> None:
+        self.live_files.stop()
         await self.history_feeds.close()
+
+    # Live files: the watcher's news, the editors, the identity view.
+
+    @on(WatchStatus)
+    def _watch_status(self, message: WatchStatus) -> None:
+        self.live_files.watch_status(message)
+
+    @on(HomeChanged)
+    def _home_changed(self, message: HomeChanged) -> None:
+        self.live_files.route_changes(list(message.changes), external=True)
+
+    @on(OwnWritesLanded)
+    def _own_writes_landed(self, message: OwnWritesLanded) -> None:
+        self.live_files.own_writes_landed(message)
+
+    @on(DriftComputed)
+    def _drift_computed(self, message: DriftComputed) -> None:
+        self.live_files.drift_computed(message)
+
+    @on(FileEditor.SaveRequested)
+    def _save_file(self, message: FileEditor.SaveRequested) -> None:
+        self.live_files.editor_controller.save(message.editor)
+
+    @on(FileEditor.ExternalRequested)
+    def _edit_externally(self, message: FileEditor.ExternalRequested) -> None:
+        self.live_files.editor_controller.external(message.editor)
+
+    @on(FileEditor.Changed)
+    def _check_file(self, message: FileEditor.Changed) -> None:
+        self.live_files.editor_controller.schedule_check(message.editor)
+
+    @on(FileEditor.MoveRequested)
+    async def _move_editor(self, message: FileEditor.MoveRequested) -> None:
+        await self.live_files.move_editor(message)
+
+    @on(messages.FilesToEdit)
+    def _files_to_edit(self, message: messages.FilesToEdit) -> None:
+        self.open_editor(*message.names)
+
+    def open_editor(self, *names: str) -> None:
+        """ctrl+e, `/edit`: the editor screen (with `names` opened in its panes the first time)."""
+        self.live_files.open_editor(*names)
+
+    def action_edit(self) -> None:
+        self.live_files.edit()
+
+    def action_identity(self) -> None:
+        self.live_files.toggle_identity()
+
+    def action_new_session_now(self) -> None:
+        """ctrl+n: start a new session, which reads SOUL.md, the skills and memory from disk again."""
+        self.commands.new_conversation()
 
     async def action_quit(self) -> None:
         """ctrl+q: a file modified in an editor is asked about first (save / discard / cancel)."""
@@ -443,7 +500,7 @@ class HwsApp(LiveFilesMixin, App[int], inherit_bindings=False):
         if CATALOGS in stale:
             self.reload_catalogs()
         if NEXT_SESSION in stale and isinstance(message, messages.SkillChanged):
-            self.skill_changed_on_disk(message.event.name)
+            self.live_files.skill_changed_on_disk(message.event.name)
 
     # What the panes ask for.
 

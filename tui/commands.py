@@ -198,7 +198,7 @@ class SlashCommands:
         finally:
             self.app.turn_running = False
         self.app.main_screen.post_message(messages.ConversationReset("new", ""))
-        self.app.session_restarted()
+        self.app.live_files.session_restarted()
 
     async def _drain(self, result: Any) -> Any:
         """An agent call's result: events of an async generator become Messages; a coroutine is awaited."""
@@ -242,7 +242,7 @@ class SlashCommands:
         finally:
             self.app.turn_running = False
             main.status.update_state(working=False)
-        self.app.session_restarted()
+        self.app.live_files.session_restarted()
         if outcome is not None and not getattr(outcome, "compressed", True):
             note = str(getattr(outcome, "note", "") or "there was nothing to compress").rstrip(".")
             main.post_message(messages.Notice(f"Not compressed: {note}.", "info", "i"))

@@ -316,6 +316,14 @@ class LineageWanted(Message):
         self.session_id = session_id
 
 
+class FilesToEdit(Message):
+    """Open the editor screen with these files (names as `/edit` takes them)."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        super().__init__()
+        self.names = names
+
+
 class AgentUnavailable(Message):
     """No agent can run; `reason` says why and what to do."""
 

@@ -176,7 +176,7 @@ class PaneFeeds:
         if subsystem == "skills" and result.get("success") and decision == "approve":
             app.call_from_thread(app.reload_catalogs)
             if result.get("name"):  # the next-session bar: a new session would read the skill as it is now
-                app.call_from_thread(app.skill_changed_on_disk, str(result["name"]))
+                app.call_from_thread(app.live_files.skill_changed_on_disk, str(result["name"]))
 
     def list_pending(self, subsystem: str) -> None:
         self._run(

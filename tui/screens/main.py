@@ -154,6 +154,7 @@ class MainScreen(Screen[None]):
         self.wall_clock = wall_clock
         self._turn_session = ""
         self.session_id = ""  # the conversation's session, as the messages told it
+        self.files_note = ""  # what the status bar says of the file watcher ("" while it has events)
         self._turn_note = ""  # the status note a running turn set (a retry), cleared when it succeeds
         self._turn_failed = False
         self._layer_notes_said: set[str] = set()
@@ -204,9 +205,8 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self._fit_side()
         self.watch_shown(self.shown)
-        files = getattr(self.app, "watch_status_text", "")  # the watcher may have spoken first
-        if files:
-            self.status.update_state(files=files)
+        if self.files_note:  # the watcher spoke first
+            self.status.update_state(files=self.files_note)
 
     def on_resize(self) -> None:
         self._fit_side()
