@@ -440,14 +440,14 @@ class MainScreen(Screen[None]):
             self.post_message(messages.Notice(f"{what} in the prompt: {layer.note}", "warning", "!"))
 
     @on(TurnTagged)
-    def _turn_tagged(self, message: TurnTagged) -> None:
+    def _tag_user_block(self, message: TurnTagged) -> None:
         if message.block.is_attached:
             self.transcript.tag_user(message.block, (message.session_id, message.message_id))
 
     @on(messages.SessionOpened)
-    def _session_opened(self, message: messages.SessionOpened) -> None:
+    def _follow_opened_session(self, message: messages.SessionOpened) -> None:
         self._use_session(message.session_id)
-        self._shown(message)
+        self._mark_stale(message)
         if message.resumed:
             self.transcript.open_history(message.session_id)
             self.transcript.post_message(
@@ -455,7 +455,7 @@ class MainScreen(Screen[None]):
             )
 
     @on(messages.ConversationReset)
-    async def _conversation_reset(self, message: messages.ConversationReset) -> None:
+    async def _start_over(self, message: messages.ConversationReset) -> None:
         await self.transcript.clear()
         self.compression.reset()
         self.budget.reset_usage()
@@ -475,7 +475,7 @@ class MainScreen(Screen[None]):
             target = f" {message.session_id}" if message.session_id else ""
             text = f"{words.get(message.reason, message.reason)}{target}…"
         await self.transcript.add_notice(text, "info", "↪")
-        self._shown(message)
+        self._mark_stale(message)
         # A fresh conversation is for typing: the focus goes back to the input.
         self.action_focus_input()
 
@@ -483,14 +483,14 @@ class MainScreen(Screen[None]):
         if session_id:
             self.session_id = session_id
 
-    def _shown(self, message: Message) -> None:
+    def _mark_stale(self, message: Message) -> None:
         """Tell the app this message was shown: it reads again what the message made stale."""
         self.app.post_message(messages.Shown(message))
 
     # Engine events: the only code that changes the panes.
 
     @on(messages.TurnSubmitted)
-    async def _turn_submitted(self, message: messages.TurnSubmitted) -> None:
+    async def _show_user_message(self, message: messages.TurnSubmitted) -> None:
         pane = self.pane("transcript")
         if pane.collapsed:  # hidden (f9), the message and its reply would go on out of sight
             pane.collapsed = False
@@ -503,40 +503,40 @@ class MainScreen(Screen[None]):
         self._turn_failed = False
 
     @on(messages.Notice)
-    async def _notice(self, message: messages.Notice) -> None:
+    async def _add_notice(self, message: messages.Notice) -> None:
         await self.transcript.add_notice(message.text, message.level, message.icon)
 
     @on(messages.TurnStarted)
-    def _turn_started(self, message: messages.TurnStarted) -> None:
+    def _mark_working(self, message: messages.TurnStarted) -> None:
         self.status.update_state(working=True)
         self._turn_session = message.event.session_id
         self._use_session(message.event.session_id)
-        self._shown(message)
+        self._mark_stale(message)
 
     @on(messages.TextDelta)
-    async def _text(self, message: messages.TextDelta) -> None:
+    async def _append_reply(self, message: messages.TextDelta) -> None:
         await self.transcript.append_reply(message.event.text)
 
     @on(messages.ReasoningDelta)
-    async def _reasoning(self, message: messages.ReasoningDelta) -> None:
+    async def _append_reasoning(self, message: messages.ReasoningDelta) -> None:
         await self.transcript.append_reasoning(message.event.text)
 
     @on(messages.ToolCalled)
-    async def _tool_called(self, message: messages.ToolCalled) -> None:
+    async def _add_tool_block(self, message: messages.ToolCalled) -> None:
         await self.transcript.tool_called(message.event)
 
     @on(messages.ToolFinished)
-    async def _tool_finished(self, message: messages.ToolFinished) -> None:
+    async def _finish_tool_block(self, message: messages.ToolFinished) -> None:
         await self.transcript.tool_finished(message.event)
 
     @on(messages.ApprovalNeeded)
-    async def _approval(self, message: messages.ApprovalNeeded) -> None:
+    async def _ask_approval(self, message: messages.ApprovalNeeded) -> None:
         if self.folded:
             self.shown = "transcript"
         await self.transcript.ask_approval(message.event, message.future)
 
     @on(messages.UnsavedMessages)
-    async def _unsaved_messages(self, message: messages.UnsavedMessages) -> None:
+    async def _say_unsaved_messages(self, message: messages.UnsavedMessages) -> None:
         event = message.event
         if event.waiting:
             text = (
@@ -548,35 +548,35 @@ class MainScreen(Screen[None]):
             await self.transcript.add_notice("the kept messages are written to state.db", icon="✓")
 
     @on(messages.ApprovedBySession)
-    async def _approved_by_session(self, message: messages.ApprovedBySession) -> None:
+    async def _say_approved_by_session(self, message: messages.ApprovedBySession) -> None:
         event = message.event
         await self.transcript.add_notice(
             f"ran without asking: this session allows {event.scope} ({event.tool} {event.command})", icon="✓"
         )
 
     @on(messages.MemoryWritten)
-    async def _memory_written(self, message: messages.MemoryWritten) -> None:
+    async def _note_memory_write(self, message: messages.MemoryWritten) -> None:
         event = message.event
         self.memory.memory_written()
-        self._shown(message)
+        self._mark_stale(message)
         who = "" if event.who == "agent" else f" by {event.who}"
         await self.transcript.add_notice(
             f"memory {event.action} ({event.target}){who}: {event.message}", icon="✎"
         )
 
     @on(messages.SkillChanged)
-    async def _skill_changed(self, message: messages.SkillChanged) -> None:
+    async def _note_skill_change(self, message: messages.SkillChanged) -> None:
         event = message.event
         self.skills.skill_changed(event)
-        self._shown(message)
+        self._mark_stale(message)
         who = "" if event.who == "agent" else f" by {event.who}"
         await self.transcript.add_notice(f"skill {event.name} {event.action}{who}: {event.message}", icon="✚")
 
     @on(messages.WriteStaged)
-    async def _write_staged(self, message: messages.WriteStaged) -> None:
+    async def _note_staged_write(self, message: messages.WriteStaged) -> None:
         event = message.event
         pane_key = "F2" if event.subsystem == "memory" else "F4"
-        self._shown(message)
+        self._mark_stale(message)
         who = "" if event.who == "agent" else f" by {event.who}"
         name, pending_id = event.subsystem, event.pending_id
         how = f"{pane_key}, then ctrl+a approves or ctrl+x rejects; or /{name} approve {pending_id}"
@@ -584,16 +584,16 @@ class MainScreen(Screen[None]):
         await self.transcript.add_notice(text, "warning", "⏸")
 
     @on(messages.SkillLoaded)
-    def _skill_loaded(self, message: messages.SkillLoaded) -> None:
+    def _mark_skill_loaded(self, message: messages.SkillLoaded) -> None:
         self.skills.skill_loaded(message.event)
-        self._shown(message)
+        self._mark_stale(message)
 
     @on(messages.NudgeFired)
-    async def _nudge(self, message: messages.NudgeFired) -> None:
+    async def _say_nudge(self, message: messages.NudgeFired) -> None:
         await self.transcript.add_notice(f"nudge ({message.event.nudge}): {message.event.reason}", icon="›")
 
     @on(messages.Usage)
-    def _usage(self, message: messages.Usage) -> None:
+    def _count_usage(self, message: messages.Usage) -> None:
         event = message.event
         self.budget.usage(event)
         cost = self.status.state.cost_usd
@@ -602,7 +602,7 @@ class MainScreen(Screen[None]):
         self.status.update_state(context_used=self.budget.used, cost_usd=cost)
 
     @on(messages.Status)
-    async def _status(self, message: messages.Status) -> None:
+    async def _show_status_note(self, message: messages.Status) -> None:
         event = message.event
         self.status.update_state(note=event.text, note_level=event.level)
         if self.status.state.working:
@@ -611,13 +611,13 @@ class MainScreen(Screen[None]):
             await self.transcript.add_notice(event.text, "warning", "↻")
 
     @on(messages.GuardedSettingsChanged)
-    async def _guarded_settings_changed(self, message: messages.GuardedSettingsChanged) -> None:
+    async def _warn_guarded_settings(self, message: messages.GuardedSettingsChanged) -> None:
         event = message.event
         await self.transcript.add_notice(event.message, "warning" if event.changes else "info", "⚠")
         self.status.update_state(guarded=", ".join(event.changes))
 
     @on(messages.ErrorEvent)
-    async def _error(self, message: messages.ErrorEvent) -> None:
+    async def _show_error(self, message: messages.ErrorEvent) -> None:
         event = message.event
         self._turn_failed = True
         await self.transcript.add_notice(event.message, "error", "✗")
@@ -626,7 +626,7 @@ class MainScreen(Screen[None]):
         self.status.update_state(note=note, note_level="error")
 
     @on(messages.TurnFinished)
-    async def _turn_finished(self, message: messages.TurnFinished) -> None:
+    async def _finish_turn(self, message: messages.TurnFinished) -> None:
         transcript = self.transcript
         block = transcript.turn_user
         await transcript.finish_turn(message.event)
@@ -641,38 +641,38 @@ class MainScreen(Screen[None]):
         self.status.update_state(working=False)
         if self.settings.bell_on_complete:
             self.app.bell()
-        self._shown(message)
+        self._mark_stale(message)
         session = self._turn_session or message.event.session_id
         if block is not None and session:
             self.app.post_message(messages.TurnToTag(block, session, block.text))
 
     @on(messages.TurnAborted)
-    async def _turn_aborted(self, message: messages.TurnAborted) -> None:
+    async def _end_aborted_turn(self, message: messages.TurnAborted) -> None:
         await self.transcript.finish_turn(None, interrupted=message.reason == "interrupted")
         if message.error:
             await self.transcript.add_notice(message.error, "error", "✗")
         self.status.update_state(working=False)
 
     @on(messages.CompressionStarted)
-    def _compression_started(self, message: messages.CompressionStarted) -> None:
+    def _show_compression_start(self, message: messages.CompressionStarted) -> None:
         self.compression.compression_started(message.event)
         self.status.update_state(note="compressing…", note_level="info")
 
     @on(messages.CompressionPhase)
-    def _compression_phase(self, message: messages.CompressionPhase) -> None:
+    def _show_compression_phase(self, message: messages.CompressionPhase) -> None:
         self.compression.compression_phase(message.event)
 
     @on(messages.CompressionFinished)
-    async def _compression_finished(self, message: messages.CompressionFinished) -> None:
+    async def _show_compression_result(self, message: messages.CompressionFinished) -> None:
         event = message.event
         self.compression.compression_finished(event)
         if not event.compressed:  # nothing dropped: /compress says why, the timeline shows it
             self.status.update_state(note="")
-            self._shown(message)
+            self._mark_stale(message)
             return
         self.budget.history_shrank()
         self.status.update_state(compressions=self.status.state.compressions + 1, note="")
-        self._shown(message)
+        self._mark_stale(message)
         await self.transcript.add_notice(
             f"compressed {event.tokens_before:,} → {event.tokens_after:,} tokens; "
             f"session {event.old_session_id} → {event.new_session_id}",
@@ -680,9 +680,9 @@ class MainScreen(Screen[None]):
         )
 
     @on(messages.SessionTitled)
-    async def _session_titled(self, message: messages.SessionTitled) -> None:
+    async def _say_title(self, message: messages.SessionTitled) -> None:
         event = message.event
-        self._shown(message)
+        self._mark_stale(message)
         if event.by == "user":  # `/title` before the first message opened the session it names
             self._use_session(event.session_id)
             await self.transcript.add_notice(f"Titled this session “{event.title}”.", icon="✎")
@@ -694,7 +694,7 @@ class MainScreen(Screen[None]):
         )
 
     @on(messages.ConversationTooLarge)
-    async def _conversation_too_large(self, message: messages.ConversationTooLarge) -> None:
+    async def _flag_overfull(self, message: messages.ConversationTooLarge) -> None:
         """Said once when the conversation stops fitting, and once when it fits again."""
         event = message.event
         self.status.update_state(overfull=not event.fits)
@@ -705,10 +705,10 @@ class MainScreen(Screen[None]):
             await self.transcript.add_notice(event.message, "warning", "⚠")
 
     @on(messages.SessionChanged)
-    async def _session_changed(self, message: messages.SessionChanged) -> None:
+    async def _follow_session_change(self, message: messages.SessionChanged) -> None:
         event = message.event
         await self.transcript.add_notice(
             f"session {event.previous_session_id} → {event.session_id} ({event.reason})", icon="↪"
         )
         self._use_session(event.session_id)
-        self._shown(message)
+        self._mark_stale(message)
