@@ -454,11 +454,12 @@ class PrunedMarker(Block):
             text = f"⋯ {self.count:,} earlier blocks left the screen; the session keeps every message ⋯"
         self.update(text)
 
+    class Clicked(Message):
+        """The reader clicked the marker: the transcript loads the page above it."""
+
     def on_click(self, event: Click) -> None:
         event.stop()
-        transcript = self.parent
-        if transcript is not None and hasattr(transcript, "request_earlier"):
-            transcript.request_earlier()
+        self.post_message(self.Clicked())
 
 
 class GapMarker(Block):
@@ -494,11 +495,12 @@ class GapMarker(Block):
             else "⋯ later messages: scroll down or click to load · end jumps to the newest ⋯"
         )
 
+    class Clicked(Message):
+        """The reader clicked the gap: the transcript loads the messages after it."""
+
     def on_click(self, event: Click) -> None:
         event.stop()
-        transcript = self.parent
-        if transcript is not None and hasattr(transcript, "request_later"):
-            transcript.request_later()
+        self.post_message(self.Clicked())
 
 
 class CompactionBlock(Block):
