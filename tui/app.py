@@ -816,7 +816,7 @@ class HwsApp(App[int], inherit_bindings=False):
         """Open a past session read-only (at `around`, a search hit, when given)."""
         from tui.screens.session_view import SessionViewScreen
 
-        self.push_screen(SessionViewScreen(session_id, around), self.session_chosen)
+        self.push_screen(SessionViewScreen(session_id, self.tui, around), self.session_chosen)
 
     def resume_session(self, session_id: str) -> None:
         """Continue a past conversation (at the tip of its compression chain) in the main window."""

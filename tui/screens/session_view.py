@@ -6,7 +6,7 @@ the conversation in the main window; esc goes back.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -18,6 +18,9 @@ from textual.widgets import Static
 from tui.screens.closing import dismiss_once
 from widgets.pane import PaneHeader
 from widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from engine.config import Section
 
 Choice = tuple[str, str, int | None]
 
@@ -39,9 +42,10 @@ class SessionViewScreen(Screen[Choice | None]):
         Binding("r", "resume", "resume", id="session_view_resume", tooltip="Resume this conversation here"),
     ]
 
-    def __init__(self, session_id: str, around: int | None = None) -> None:
+    def __init__(self, session_id: str, tui: Section, around: int | None = None) -> None:
         super().__init__()
         self.session_id = session_id
+        self.tui = tui  # the `tui:` config section: the transcript's previews and line budget
         self.around = around
 
     def compose(self) -> ComposeResult:
@@ -49,7 +53,7 @@ class SessionViewScreen(Screen[Choice | None]):
             yield PaneHeader(
                 Content.assemble(("▾ ", "dim"), ("session ", "bold"), self.session_id, ("  read-only", "dim"))
             )
-            tui = self.app.config.tui  # type: ignore[attr-defined]
+            tui = self.tui
             yield Transcript(  # the same window onto state.db as the main transcript's
                 id="session-view-transcript",
                 tool_preview_chars=int(tui.tool_preview_chars),
