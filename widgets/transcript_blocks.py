@@ -23,11 +23,13 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from engine.text.size import size_words
-from widgets.line_selection import SelectableLines
+from widgets.line_selection import paint_selection, selected_text
 from widgets.markdown_render import markdown_strips
 from widgets.paste_chips import PasteLimits
 
 if TYPE_CHECKING:
+    from textual.selection import Selection
+
     from engine import events
 
 DECISIONS = (("once", "Approve once"), ("session", "Approve for this session"), ("deny", "Deny"))
@@ -152,7 +154,7 @@ def reply_strips(source: str, width: int, continued: bool = False) -> list[Strip
     return strips
 
 
-class FrozenReply(SelectableLines, Widget):
+class FrozenReply(Widget):
     """A finished reply: Markdown laid out once (in a thread) into strips, drawn line by line.
 
     It is mounted only when its strips are ready, so it never shows half-drawn; a width change
@@ -197,8 +199,14 @@ class FrozenReply(SelectableLines, Widget):
         width, style = self.size.width, self.rich_style
         if 0 <= y < len(self._strips):
             # The widget's own colours go under the text (the line API paints no background itself).
-            return self.selectable_line(self._strips[y].adjust_cell_length(width).apply_style(style), y)
+            return paint_selection(self, self._strips[y].adjust_cell_length(width).apply_style(style), y)
         return Strip.blank(width, style)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selected_text(self.selectable_lines(), selection)
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
     def selectable_lines(self) -> list[Strip]:
         return self._strips
