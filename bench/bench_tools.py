@@ -16,6 +16,7 @@ from engine.home import Home
 from engine.text import tokens
 from engine.tools.context import ToolContext
 from engine.tools.registry import Tool, default_registry
+from engine.tools.terminal_session import close_terminal
 
 PROMPT_AND_SCHEMA_BUDGET = 5000  # tokens: system prompt plus every tool schema, empty memory, no skills
 HERMES_SCHEMA_CHARS = 47_000  # Hermes Agent 0.19.0: JSON schemas of its 27 default tools
@@ -59,8 +60,14 @@ async def _dispatch_figures(runs: int) -> list[Figure]:
             )
 
         patched = await _samples(patch, runs)
-        term = await _samples(
-            lambda: registry.dispatch("terminal", '{"command": "true"}', ctx), max(runs // 10, 5)
+        shell_runs = max(runs // 10, 5)
+        term = await _samples(lambda: registry.dispatch("terminal", '{"command": "true"}', ctx), shell_runs)
+        await close_terminal(ctx)
+        fresh_config = defaults()
+        fresh_config.sections["terminal"].values["persistent"] = False
+        fresh_ctx = ToolContext(Home(root).ensure(), fresh_config, cwd, session_id="bench-fresh")
+        fresh = await _samples(
+            lambda: registry.dispatch("terminal", '{"command": "true"}', fresh_ctx), shell_runs
         )
         broken = await _samples(lambda: registry.dispatch("read_file", '{"path": ', ctx), runs)
     return [
@@ -75,7 +82,24 @@ async def _dispatch_figures(runs: int) -> list[Figure]:
         Figure("dispatch of broken JSON", median(broken) * 1000, "µs", note="error result built"),
         Figure("read_file, 200-line file", median(read), "ms", note="median, includes the thread hop"),
         Figure("patch, 200-line file", median(patched), "ms", note="median, atomic write with fsync"),
-        Figure("terminal `true`", median(term), "ms", note="median, bash spawn in its own process group"),
+        Figure(
+            "terminal `true`, persistent shell",
+            median(term),
+            "ms",
+            note=f"median of {len(term)}, the session's shell (in the sandbox when it starts)",
+        ),
+        Figure(
+            "terminal `true`, fresh bash",
+            median(fresh),
+            "ms",
+            note=f"median of {len(fresh)}, a new bash (and sandbox) per call (terminal.persistent: false)",
+        ),
+        Figure(
+            "persistent shell vs fresh bash",
+            median(fresh) / median(term) if median(term) else 0.0,
+            "×",
+            note="per-call time of a fresh bash over the persistent shell's, same run",
+        ),
     ]
 
 

@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.agent_session import AgentBusy, open_session, open_store
-from engine.events import Event, SessionChanged, Status
+from engine.events import Event, SessionChanged, SessionResumed, Status
 from engine.guarded_settings import GuardedWatch
 from engine.prompt.build import tool_schema_tokens
 from engine.prompt.nudges import NudgeTracker
+from engine.text.sentences import sentence
 from engine.tools.context import ToolContext
+from engine.tools.terminal_session import close_terminal, kill_background
 
 log = logging.getLogger("engine.agent")
 
@@ -177,6 +179,8 @@ class LifecycleMixin:
         )
         self._use_session(opened.session_id, opened.prompt)
         self.compressor = self._make_compressor()
+        if opened.resumed:
+            self._emit_background(SessionResumed(self.session_id, opened.title, len(opened.history)))
         if str(self.config.memory.provider or "").strip():  # the host module is not worth importing otherwise
             from engine.providers.host import ProviderHost
 
@@ -196,6 +200,7 @@ class LifecycleMixin:
         old = self.session_id
         await self._flush_before_end()
         await self._finish_background()
+        await close_terminal(self.ctx)  # its shell and background processes end with the session
         await self.store.end_session(old, "new_session")
         self.totals = SessionTotals()
         await self._open_session(None)
@@ -263,8 +268,12 @@ class LifecycleMixin:
             return
         saved = "; ".join(result.writes) if result.writes else "nothing new to save"
         plural = "s" if turns != 1 else ""
-        said = f"Memory flush after {turns} turn{plural}, before the session ended: {saved}."
+        said = sentence(f"Memory flush after {turns} turn{plural}, before the session ended: {saved}")
         self._emit_background(Status(self.session_id, "info", said))
+
+    async def kill_process(self, process_id: str) -> str:
+        """Kill one of the session's background processes (the workstation's palette asks); a sentence."""
+        return await kill_background(self.ctx, process_id)
 
     async def close(self, end_reason: str | None = "cli_close") -> None:
         """Finish background work (up to `review.wait_timeout`), end the session and release everything."""
@@ -275,6 +284,7 @@ class LifecycleMixin:
         if self.store is not None:
             await self._flush_before_end()
         await self._finish_background()
+        await close_terminal(self.ctx)
         if self.store is not None:
             if self.pending is not None:
                 with contextlib.suppress(Exception):  # still locked: the journal waits for the next store

@@ -7,6 +7,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from engine.events import Status
+from engine.text.sentences import sentence as end_sentence
 
 if TYPE_CHECKING:
     from engine.config import Config
@@ -61,7 +62,9 @@ class ReviewMixin:
             )
 
             def retrying(chunk: Any) -> None:
-                self._emit_background(Status(job.session_id, "warning", f"Background review: {chunk.text}."))
+                self._emit_background(
+                    Status(job.session_id, "warning", end_sentence(f"Background review: {chunk.text}"))
+                )
 
             result = await run_review(
                 self.aux_client,

@@ -41,6 +41,7 @@ class OpenedSession:
     history: list[dict[str, Any]]
     started_at: float
     resumed: bool
+    title: str = ""
 
 
 async def open_store(home: Home, config: Config) -> SessionStore:
@@ -156,4 +157,5 @@ async def open_session(
         prompt = rebuilt
     else:
         prompt = rebuilt if rebuilt.text == stored else stored_prompt(stored, exact_tokens)
-    return OpenedSession(record.id, prompt, history, record.started_at, True)
+    title = record.title or first.title or ""
+    return OpenedSession(record.id, prompt, history, record.started_at, True, title)

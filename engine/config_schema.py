@@ -305,6 +305,51 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             "environment, and only destructive ones ask.",
             choices=("bubblewrap", "none"),
         ),
+        "persistent": S(
+            True,
+            "Keep one shell per session: `cd`, `export`, an activated virtual environment and shell "
+            "functions carry over from one terminal command to the next. false: a fresh shell per command.",
+        ),
+        "backend": S(
+            "local",
+            "Where terminal commands run: `local` (this machine, in the sandbox), `ssh` (the host named by "
+            "the ssh_* settings) or `docker` (a container of `docker_image`, one per session).",
+        ),
+        "max_processes": S(
+            8, "Background processes (`terminal` with `background: true`) running at once.", 1
+        ),
+        "process_buffer_bytes": S(
+            200_000,
+            "Bytes of a background process's newest output kept in memory for `process poll` and `wait`; "
+            "everything it prints also goes to its log file.",
+            1000,
+        ),
+        "process_log_max_bytes": S(
+            50_000_000, "A background process's log file stops growing past this many bytes.", 1000
+        ),
+        "restart_grace": S(
+            2.0,
+            "Seconds a timed-out command may take to stop after it was killed before the whole shell is "
+            "restarted.",
+            0,
+        ),
+        "connect_timeout": S(20.0, "Seconds to reach the ssh host or the docker daemon.", 1),
+        "ssh_host": S("", "Host the `ssh` backend runs commands on."),
+        "ssh_user": S("", "User on the ssh host; empty: your user name here."),
+        "ssh_port": S(22, "Port of the ssh host.", 1, 65535),
+        "ssh_key": S(
+            "", "Private key file for the ssh host; empty: the keys your ssh agent (SSH_AUTH_SOCK) holds."
+        ),
+        "ssh_known_hosts": S(
+            "",
+            "known_hosts file the ssh host's key is checked against; empty: ~/.ssh/known_hosts. An unknown "
+            "host is asked about once, and its key added here.",
+        ),
+        "ssh_cwd": S("", "Folder on the ssh host commands start in; empty: the remote user's home."),
+        "docker_image": S("", "Image the `docker` backend starts its container from (it must have bash)."),
+        "docker_keep": S(
+            False, "Keep the session's container when the session ends, instead of removing it."
+        ),
     },
     "tool_output": {
         "max_bytes": S(50_000, "Largest tool result sent to the model, in bytes.", 100),

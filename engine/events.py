@@ -232,8 +232,52 @@ class ConversationTooLarge(Event):
 
 
 @dataclass(frozen=True)
+class SessionResumed(Event):
+    """A past session was opened to go on with: its title ("" when it has none) and its stored messages."""
+
+    title: str
+    messages: int
+
+    @property
+    def sentence(self) -> str:
+        """What a person reads once the session is open again: `Resumed “Deploy” (…): 12 messages.`"""
+        name = f"“{self.title}” ({self.session_id})" if self.title else f"session {self.session_id}"
+        return f"Resumed {name}: {self.messages:,} message{'' if self.messages == 1 else 's'}."
+
+
+@dataclass(frozen=True)
 class SessionChanged(Event):
     """The conversation moved to another session (new, resumed, or split by compression)."""
 
     previous_session_id: str
     reason: str
+
+
+@dataclass(frozen=True)
+class ProcessStarted(Event):
+    """A background process started (`terminal` with `background: true`)."""
+
+    process_id: str
+    command: str
+    where: str  # `local`, `ssh dev@box`, `docker python:3.12`
+    log: str  # its log file under the session's folder
+
+
+@dataclass(frozen=True)
+class ProcessOutput(Event):
+    """A background process printed more (sent at most about once a second per process)."""
+
+    process_id: str
+    last_line: str
+    total_bytes: int
+
+
+@dataclass(frozen=True)
+class ProcessEnded(Event):
+    """A background process ended: by itself, killed by the model or the person, or with the session."""
+
+    process_id: str
+    command: str
+    exit_code: int | None
+    reason: str  # exited | killed | session_end | lost
+    message: str  # one sentence

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -42,3 +44,21 @@ def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         if name.endswith(CREDENTIAL_SUFFIXES):
             monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def no_shell_outlives_its_test() -> Iterator[None]:
+    """A test that used the terminal without ending its session still leaves no shell behind."""
+    yield
+    local = sys.modules.get("engine.tools.backends.local")
+    if local is not None:
+        local.kill_leftovers()
+
+
+@pytest.fixture
+async def closing_benches() -> AsyncIterator[None]:
+    """Ends the terminal of every tool bench the test made, while its event loop still runs."""
+    yield
+    from tests.tool_helpers import close_benches
+
+    await close_benches()

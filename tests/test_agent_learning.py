@@ -145,7 +145,12 @@ async def test_the_memory_nudge_fires_on_the_tenth_turn_and_the_review_saves(
 
 
 async def test_no_review_runs_when_it_is_switched_off(hermes_home: Path, tmp_path: Path) -> None:
-    write_config(hermes_home, memory={"nudge_interval": 1}, review={"enabled": False})
+    write_config(
+        hermes_home,
+        memory={"nudge_interval": 1},
+        review={"enabled": False},
+        sessions={"auto_title": False},  # titling is background work too
+    )
     server = serve('rules:\n  - reply: {text: "ok"}\n')
     rig = make_rig(server, hermes_home, tmp_path)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from engine.storage.journal import Journal
 
 ROOT = Path(__file__).resolve().parent.parent
 PREFERENCE = "hates light themes"
+DOUBLED_STOP = re.compile(r"(?<!\.)\.\.(?!\.)")  # two full stops, not an ellipsis
 
 
 def hws(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -77,6 +79,8 @@ def test_the_demo_plays_to_its_end_and_every_check_holds(played: Any) -> None:
     assert all(check["ok"] for check in report["checks"]) and len(report["checks"]) == 7
     assert "error_event" not in kinds
     assert kinds.count("demo_say") == load_demo().turns == 14
+    told = [e["text"] for e in events if e["type"].startswith("demo_") and isinstance(e.get("text"), str)]
+    assert [t for t in told if DOUBLED_STOP.search(t)] == [], "a sentence joined to a sentence"
 
 
 def test_the_event_stream_shows_each_step_of_the_learning_loop_in_order(played: Any) -> None:

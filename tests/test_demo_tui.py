@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 import time
@@ -12,8 +13,10 @@ import pytest
 
 from engine.demo.script import load_demo
 from engine.demo.workspace import DemoWorkspace
+from tui import messages
 from tui.demo import DemoApp, Pace
 
+DOUBLED_STOP = re.compile(r"(?<!\.)\.\.(?!\.)")  # two full stops, not an ellipsis
 FAST = Pace(chars_per_second=1000.0, caption_seconds=0.0, turn_pause_seconds=0.0, speed=50.0)
 
 
@@ -31,8 +34,9 @@ async def test_the_demo_plays_to_its_end_through_the_workstation(tmp_path: Path)
     workspace = workspace_in(tmp_path)
     watching_before = watchers()
     app = DemoApp(workspace, FAST)
+    seen: list[Any] = []
     try:
-        async with app.run_test(size=(140, 45)) as pilot:
+        async with app.run_test(size=(140, 45), message_hook=seen.append) as pilot:
             # Every count the status bar is given (the count is per session, and the demo's last step
             # starts a new one; sampling it now and then could miss the moment it showed 1).
             status = app.main_screen.status
@@ -58,6 +62,9 @@ async def test_the_demo_plays_to_its_end_through_the_workstation(tmp_path: Path)
             assert prompt.history[-len(said) :] == said, "every user message went through the input"
             assert compressions_seen >= 1, "the compression reached the status bar"
             assert app.main_screen.status.state.model == workspace.script.model.model
+            notices = [m.text for m in seen if isinstance(m, messages.Notice)]
+            assert any("The new session's prompt already holds" in text for text in notices)
+            assert [t for t in notices if DOUBLED_STOP.search(t)] == [], "a sentence joined to a sentence"
             # After the end, space and n are plain keys again: the person types in the demo home.
             prompt.input.focus()
             await pilot.press("n", "space", "o")

@@ -134,6 +134,26 @@ def test_skills_that_fail_to_parse_and_the_guards_verdicts(home: Home) -> None:
     assert problem(home, "skills", "leaky dangerous").level == ERROR
 
 
+def test_a_skill_file_that_is_not_text_is_called_so_not_a_frontmatter_problem(home: Home) -> None:
+    image = home.skills / "tools" / "picture"
+    image.mkdir(parents=True)
+    (image / "SKILL.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    latin = write_skill(home, "latin", "")
+    (latin / "SKILL.md").write_bytes(
+        b"---\nname: latin\ndescription: caf\xe9 orders\n---\nAsk the caf\xe9 first.\n"
+    )
+    binary = problem(home, "skills", "picture")
+    assert binary.level == ERROR
+    assert f"{image / 'SKILL.md'} is not a text file" in binary.message
+    assert "frontmatter" not in binary.message + binary.fix and "UTF-8 text" in binary.fix
+    encoding = problem(home, "skills", "latin")
+    assert f"{latin / 'SKILL.md'} is not UTF-8 text (line 3)" in encoding.message
+    assert "frontmatter" not in encoding.message + encoding.fix and "save it as UTF-8" in encoding.fix
+    assert [f for f in findings(home, "skills") if "frontmatter" in f.message + f.fix] == []
+    printed = hws("doctor", home=home.root).stdout
+    assert "is not a text file" in printed and "fix its frontmatter" not in printed
+
+
 def make_db(path: Path, version: int = 22) -> None:
     connection = sqlite3.connect(path)
     connection.executescript(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -43,3 +44,27 @@ def test_subcommands_still_go_to_the_headless_cli(tmp_path: Path) -> None:
     done = run_hws("config", "--defaults", home=tmp_path / "home")
     assert done.returncode == 0
     assert "tui.fold_below_columns = 110" in done.stdout
+
+
+def test_hws_help_lists_every_option_hws_accepts(tmp_path: Path) -> None:
+    """`hws --help` left out --scripted, --resume and --version, which only the workstation's parser knew."""
+    from engine.cli import build_parser as commands_parser
+    from tui.launch import build_parser as workstation_parser
+
+    done = run_hws("--help", home=tmp_path / "home")
+    assert done.returncode == 0, done.stderr
+    shown: set[str] = set()
+    for line in done.stdout.splitlines():
+        column = re.match(r"^  ((?:-{1,2}[\w-]+(?: [A-Z|_]+)?(?:, )?)+)(?:\s|$)", line)
+        if column:
+            shown.update(re.findall(r"-{1,2}[\w-]+", column.group(1)))
+    accepted = {
+        option
+        for parser in (workstation_parser(), commands_parser())
+        for action in parser._actions
+        for option in action.option_strings
+    }
+    assert {"--scripted", "--scenario", "--resume", "--version", "--home"} <= accepted
+    assert shown == accepted, (
+        f"accepted but not shown: {accepted - shown}; shown but not accepted: {shown - accepted}"
+    )

@@ -38,6 +38,8 @@ async def test_user_md_replaced_atomically_updates_the_memory_pane_and_is_journa
             pilot, lambda: bool(memory.view.journal) and memory.view.journal[0].who == "external"
         )
         assert memory.view.journal[0].target == "user"
+        shown = str(memory.journal.get_option_at_index(0).prompt)
+        assert " external ✎ user " in shown, shown  # every name stands apart from its mark
         assert next(m for m in seen if isinstance(m, HomeChanged)).stores == {"user"}
         assert await wait_for(pilot, lambda: any(line.startswith("⟲") for line in memory_lines(memory)))
         lines = memory_lines(memory)

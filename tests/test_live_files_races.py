@@ -1,6 +1,6 @@
 """Hand edits racing the agent's writes, with a real watcher journaling what it sees.
 
-The agent's memory and skill writes are a compare-and-swap (`engine.atomic.compare_and_replace`);
+The agent's memory and skill writes are a compare-and-swap (`engine.storage.atomic.compare_and_replace`);
 these tests put a hand edit exactly in the window between the agent's read and its rename and check
 that the watcher stays silent about the agent's own bytes, the hand edit is kept, and the journal
 calls it `external` exactly once.
@@ -50,7 +50,7 @@ def home(hermes_home: Path) -> Home:
 def registry(monkeypatch: pytest.MonkeyPatch) -> SelfWrites:
     """A fresh self-write registry that every engine write of this test notes into."""
     fresh = SelfWrites()
-    monkeypatch.setattr("engine.self_writes.REGISTRY", fresh)
+    monkeypatch.setattr("engine.storage.self_writes.REGISTRY", fresh)
     return fresh
 
 

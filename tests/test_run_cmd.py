@@ -96,6 +96,7 @@ def test_run_session_continues_the_conversation(
     assert second.returncode == 0, second.stderr
     assert second.stdout == "Second turn; you said again after 2 messages.\n"
     assert second.stderr.splitlines()[-1] == f"session {session_id}"
+    assert f"┊ session   Resumed session {session_id}: 2 messages." in second.stderr.splitlines()
     last = server.chat_requests[-1]
     assert [m["role"] for m in last.messages] == ["system", "user", "assistant", "user"]
     assert last.system_prompt == server.chat_requests[0].system_prompt

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import pty
 import select
+import shlex
 import stat
 import subprocess
 import sys
@@ -163,6 +164,38 @@ def test_setup_with_flags_writes_and_checks(hermes_home: Path, server: ScriptedM
     assert load_config(hermes_home).model.base_url == server.base_url
 
 
+def _start_line(stdout: str) -> str:
+    (line,) = [line for line in stdout.splitlines() if line.startswith("Start the workstation with: ")]
+    return line.removeprefix("Start the workstation with: ")
+
+
+def test_setup_on_another_home_says_the_command_that_opens_it(
+    hermes_home: Path, tmp_path: Path, server: ScriptedModelServer
+) -> None:
+    other = tmp_path / "work homes" / "it's mine"
+    flags = ("--provider", "vllm", "--base-url", server.base_url, "--model", "tiny", "--yes")
+    result = hws("--home", str(other), "setup", *flags, home=hermes_home)
+    assert result.returncode == 0, result.stderr
+    command = shlex.split(_start_line(result.stdout))
+    assert command == ["hws", "--home", str(other)], "the shell reads back the very home that was set up"
+    assert load_config(other).model.base_url == server.base_url
+
+    result = hws("setup", *flags, home=hermes_home)  # $HERMES_HOME for this one command
+    assert shlex.split(_start_line(result.stdout)) == ["hws", "--home", str(hermes_home)]
+
+    default_home = Path(os.environ["HOME"]) / ".hermes"  # the test's own HOME, never the real one
+    env = {k: v for k, v in os.environ.items() if k != "HERMES_HOME"}
+    result = subprocess.run(
+        [sys.executable, "-m", "tui.main", "setup", *flags],
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert _start_line(result.stdout) == "hws" and default_home.joinpath("config.yaml").exists()
+
+
 def test_a_failing_endpoint_is_explained_and_the_settings_kept(hermes_home: Path) -> None:
     result = hws(
         "setup",
@@ -179,7 +212,8 @@ def test_a_failing_endpoint_is_explained_and_the_settings_kept(hermes_home: Path
     assert "✗ The call to m at http://127.0.0.1:9/v1 failed with a connection error" in result.stderr
     assert "check that the endpoint is running and model.base_url is right" in result.stderr
     assert "retries are off" not in result.stderr, "the check never retries; that is not the problem"
-    assert "hws doctor" in result.stderr and load_config(hermes_home).model.default == "m"
+    assert f"`hws --home {hermes_home} doctor`" in result.stderr, "the hint names the home it checks"
+    assert load_config(hermes_home).model.default == "m"
 
 
 def test_a_refused_key_is_explained(hermes_home: Path) -> None:

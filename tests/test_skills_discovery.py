@@ -103,7 +103,8 @@ def test_unparseable_files_are_skipped_with_file_and_line_and_never_stop_the_ind
     )
     assert "list-frontmatter/SKILL.md line 2: frontmatter is not a mapping" in reasons
     assert "broken-yaml/SKILL.md line" in reasons and "YAML error" in reasons
-    assert "binary/SKILL.md line 1: is a binary file" in reasons
+    assert "binary/SKILL.md is not a text file (it holds NUL bytes)" in reasons
+    assert [r for r in catalog.not_text] == [r for r in catalog.skipped if "binary/SKILL.md" in r]
     assert len(catalog.skipped) == 4
     assert "good-one" in library.index().text
 
@@ -118,7 +119,7 @@ def test_non_utf8_skill_loads_with_a_warning() -> None:
     skill = library.catalog().get("latin")
     assert skill is not None
     assert "Caf\ufffd menus" in skill.description
-    assert any("not valid UTF-8" in w for w in skill.warnings)
+    assert any("not valid UTF-8" in w for w in skill.warnings) and skill.not_utf8 == "line 3"
 
 
 def test_yaml_alias_bombs_are_refused() -> None:

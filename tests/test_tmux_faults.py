@@ -147,3 +147,35 @@ def test_sigterm_quits_like_ctrl_q_and_gives_the_terminal_back(tmp_path: Path) -
     with sqlite3.connect(home / "state.db") as db:
         ended = db.execute("SELECT end_reason FROM sessions").fetchall()
     assert ended == [("user_exit",)]
+
+
+def test_a_closed_terminal_ends_the_session_as_ctrl_q_does(tmp_path: Path) -> None:
+    """Closing the terminal (SIGHUP to hws) killed it outright: the session stayed open in state.db."""
+    import os
+    import subprocess
+    import time
+
+    home = tmp_path / "home"
+    scenario = tmp_path / "cut.yaml"
+    scenario.write_text(SCENARIO, encoding="utf-8")
+    env = {"HOME": str(tmp_path), "TEXTUAL_ANIMATIONS": "none"}
+    command = [HWS, "--scenario", str(scenario), "--home", str(home)]
+    with TmuxSession.start(command, width=140, height=40, env=env, cwd=str(tmp_path)) as hws:
+        hws.wait_for("Scripted model: scenario 'cut-once'", timeout=WAIT_S)
+        hws.type("and again")
+        hws.send_keys("Enter")
+        hws.wait_for("came out blue.", timeout=WAIT_S)
+        wait_idle(hws)
+        shell = hws._tmux("list-panes", "-t", hws.name, "-F", "#{pane_pid}").stdout.split()[0]
+        found = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True, check=True)
+        pid = int(found.stdout.split()[0])
+        hws._tmux("kill-session", "-t", hws.name)  # the window closes: its processes get SIGHUP
+        deadline = time.monotonic() + WAIT_S
+        while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not os.path.exists(f"/proc/{pid}"), "hws outlived its terminal"
+    with sqlite3.connect(home / "state.db") as db:
+        ended = db.execute("SELECT ended_at IS NOT NULL, end_reason FROM sessions").fetchall()
+    assert ended == [(1, "user_exit")]
+    errors = home / "logs" / "errors.log"
+    assert "Traceback" not in (errors.read_text(encoding="utf-8") if errors.exists() else "")

@@ -19,7 +19,9 @@ from engine.tools.registry import Tool, ToolRegistry, ToolResult, default_regist
 from engine.tools.validate import validate
 from tests.tool_helpers import Bench, make_bench, with_settings
 
-BUILTIN = ["todo", "read_file", "write_file", "patch", "search_files", "terminal"]
+pytestmark = pytest.mark.usefixtures("closing_benches")
+
+BUILTIN = ["todo", "read_file", "write_file", "patch", "search_files", "terminal", "process"]
 
 
 @pytest.fixture
@@ -71,7 +73,7 @@ def test_schemas_are_terse_and_byte_stable() -> None:
     text = json.dumps(first.schemas())
     assert text == json.dumps(second.schemas())  # the prompt cache depends on identical bytes
     assert first.schemas() is first.schemas()
-    assert tokens.count(text) < 1200, "six tools must leave room for the rest of the 5K-token budget"
+    assert tokens.count(text) <= 1250, "seven tools must leave room for the rest of the 5K-token budget"
 
 
 async def test_another_module_registers_a_tool_in_a_few_lines(bench: Bench) -> None:

@@ -21,6 +21,8 @@ from engine.tools.sandbox import BWRAP_ENV, sandbox_status
 from tests.listener_support import Listener, serving
 from tests.tool_helpers import Bench, make_bench, with_settings
 
+pytestmark = pytest.mark.usefixtures("closing_benches")
+
 listener = pytest.fixture(serving, name="listener")
 
 # The suite needs bubblewrap (CI installs it): without it these tests fail, they are never skipped.

@@ -15,6 +15,8 @@ from engine.events import ApprovalNeeded
 from engine.tools.danger import find_dangers, is_read_only
 from tests.tool_helpers import Bench, make_bench, with_settings
 
+pytestmark = pytest.mark.usefixtures("closing_benches")
+
 
 @pytest.fixture
 def bench(tmp_path: Path, hermes_home: Path) -> Bench:
@@ -104,7 +106,10 @@ SANDBOXES = ["bubblewrap", "none"]
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 async def test_timeout_kills_the_whole_process_group(sandbox: str, tmp_path: Path, hermes_home: Path) -> None:
-    config = with_settings(terminal__timeout=1, terminal__kill_grace=0.5, terminal__sandbox=sandbox)
+    """A fresh shell per command (terminal.persistent: false): the timeout kills its whole group."""
+    config = with_settings(
+        terminal__timeout=1, terminal__kill_grace=0.5, terminal__sandbox=sandbox, terminal__persistent=False
+    )
     bench = make_bench(tmp_path, hermes_home, config)
     child, main = sleep_marker(), sleep_marker()
     command = f"sleep {child} & echo started; setsid sleep {child} & sleep {main}"
@@ -161,7 +166,12 @@ async def test_an_interrupted_turn_kills_the_command(sandbox: str, tmp_path: Pat
 
 
 async def test_background_jobs_do_not_hold_the_call_open(tmp_path: Path, hermes_home: Path) -> None:
-    config = with_settings(terminal__kill_grace=0.5, terminal__exit_drain=0.3, terminal__sandbox="none")
+    config = with_settings(
+        terminal__kill_grace=0.5,
+        terminal__exit_drain=0.3,
+        terminal__sandbox="none",
+        terminal__persistent=False,
+    )
     bench = make_bench(tmp_path, hermes_home, config)
     started = time.monotonic()
     outcome = await bench.call("terminal", {"command": "sleep 30 & echo $! > bg.pid; echo launched"})
@@ -173,12 +183,21 @@ async def test_background_jobs_do_not_hold_the_call_open(tmp_path: Path, hermes_
         os.kill(int((bench.cwd / "bg.pid").read_text()), 9)
 
 
-async def test_in_the_sandbox_background_jobs_end_with_the_command(bench: Bench) -> None:
+@pytest.mark.parametrize("persistent", [True, False])
+async def test_background_jobs_end_with_the_command(
+    persistent: bool, tmp_path: Path, hermes_home: Path
+) -> None:
+    config = with_settings(terminal__kill_grace=0.5, terminal__persistent=persistent)
+    bench = make_bench(tmp_path, hermes_home, config)
     background = sleep_marker()
     started = time.monotonic()
     outcome = await bench.call("terminal", {"command": f"sleep {background} & echo launched"})
     assert time.monotonic() - started < 3
-    assert outcome.ok and outcome.content.endswith("\nlaunched")
+    assert outcome.ok and outcome.content.split("\n")[1] == "launched"
+    if persistent:  # the model learns why, and what to do instead
+        assert (
+            "1 job left running with `&` stopped" in outcome.content and "background: true" in outcome.content
+        )
     assert await gone(background)
 
 
@@ -208,6 +227,15 @@ async def test_destructive_command_asks_and_a_denial_runs_nothing(bench: Bench) 
     assert request.scope == "every `rm -r`/`rm -rf` of ./build or anything inside it, this session"
     [event] = [e for e in bench.events if isinstance(e, ApprovalNeeded)]
     assert (event.request_id, event.command, event.session_id) == (request.request_id, "rm -rf build", "s1")
+
+
+async def test_a_command_is_judged_in_the_folder_the_shell_has_moved_to(bench: Bench) -> None:
+    (bench.cwd / "sub" / "build").mkdir(parents=True)
+    assert (await bench.call("terminal", {"command": "cd sub"})).ok
+    assert not (await bench.call("terminal", {"command": "rm -rf build"})).ok
+    [request] = bench.user.requests
+    assert request.grants == (f"terminal:rm-recursive:{bench.cwd / 'sub' / 'build'}",)
+    assert (bench.cwd / "sub" / "build").is_dir()
 
 
 async def test_approved_once_runs_once(bench: Bench) -> None:

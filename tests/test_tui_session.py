@@ -304,3 +304,31 @@ async def test_another_program_reading_state_db_leaves_the_history_readable(scri
         notices = [b.text for b in app.main_screen.transcript.query(NoticeBlock)]
         assert not any("Could not read" in n for n in notices), notices
         assert "hello there" in [b.text for b in app.main_screen.transcript.query("UserBlock, StoredTurn")]
+
+
+async def test_a_resume_says_when_it_is_done_which_session_and_how_many_messages(scripted: Any) -> None:
+    """`↪ Resuming …` stayed the last word: the transcript never said the session was open again."""
+    from widgets.transcript_blocks import NoticeBlock
+
+    app = make_scripted_app(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
+        await agent_started(pilot, app)
+        await say(pilot, app, "hello there")
+        await turn_done(pilot, app, seen, 1)
+        first = app.session_id
+        mark = len(seen)
+        await say(pilot, app, "/new")
+        await agent_ready_since(pilot, seen, mark)
+        await say(pilot, app, "something else")
+        await turn_done(pilot, app, seen, 2)
+        await pilot.press("ctrl+r")
+        assert await pause_until(pilot, lambda: len(getattr(app.screen, "rows", ())) == 2, 400)
+        await pilot.press("down", "down")  # into the list, then the older conversation
+        assert app.screen.highlighted_row().session_id == first
+        await pilot.press("r")
+        said = f"Resumed “hello there” ({first}): 2 messages."  # titled by its first words
+        shown = lambda: [b.text for b in app.main_screen.transcript.query(NoticeBlock)]  # noqa: E731
+        assert await pause_until(pilot, lambda: said in shown(), 600), shown()
+        notices = shown()
+        assert notices.index(said) > notices.index(f"Resuming {first}…"), notices

@@ -159,7 +159,7 @@ def test_own_writes_do_not_echo_but_a_later_external_write_does(
     home: Home, watched: Any, registry: SelfWrites, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _watcher, inbox = watched
-    monkeypatch.setattr("engine.self_writes.REGISTRY", registry)
+    monkeypatch.setattr("engine.storage.self_writes.REGISTRY", registry)
     user = home.memories / "USER.md"
     write_memory_file(user, "Name: Dana\n§\nSaved by the app")
     atomic_write_text(home.soul, "# Saved by the app\n")

@@ -12,6 +12,7 @@ from engine.events import Event
 from engine.home import Home
 from engine.tools.context import ApprovalRequest, Decision, ToolContext
 from engine.tools.registry import ToolOutcome, ToolRegistry, default_registry
+from engine.tools.terminal_session import close_terminal
 
 
 @dataclass
@@ -42,6 +43,19 @@ class Bench:
         raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
         return await self.registry.dispatch(name, raw, self.ctx)
 
+    async def close(self) -> None:
+        """End the session's terminal (its shell and background processes), as the agent does."""
+        await close_terminal(self.ctx)
+
+
+OPEN_BENCHES: list[Bench] = []
+
+
+async def close_benches() -> None:
+    """End the terminal of every bench made so far (an autouse fixture calls it after each test)."""
+    while OPEN_BENCHES:
+        await OPEN_BENCHES.pop().close()
+
 
 def make_bench(tmp_path: Path, hermes_home: Path, config: Config | None = None) -> Bench:
     cwd = tmp_path / "project"
@@ -57,7 +71,9 @@ def make_bench(tmp_path: Path, hermes_home: Path, config: Config | None = None) 
         approve=user,
         emit=events.append,
     )
-    return Bench(cwd, home, ctx, user, events, default_registry())
+    bench = Bench(cwd, home, ctx, user, events, default_registry())
+    OPEN_BENCHES.append(bench)
+    return bench
 
 
 def with_settings(**dotted: Any) -> Config:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -193,19 +194,28 @@ class AgentLifecycle:
     # Quitting.
 
     def quit_on_terminate(self) -> None:
-        """SIGTERM (`kill`, a closing tmux server) quits as ctrl+q does: the session is closed and the
-        terminal given back. Unhandled, it killed hws mid-screen and left the terminal in its mode."""
-        import signal
+        """SIGTERM (`kill`, a closing tmux server) and SIGHUP (the terminal closed) quit as ctrl+q does:
+        the session is closed and the terminal, if it is still there, given back. Unhandled, they killed
+        hws mid-screen, left the terminal in its mode and the session open in state.db."""
+        self._terminating = False
+        loop = asyncio.get_running_loop()
+        for number in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not on this platform
+                loop.add_signal_handler(number, partial(self._terminate_requested, number))
 
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not on this platform
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminate_requested)
-
-    def _terminate_requested(self) -> None:
+    def _terminate_requested(self, number: int = signal.SIGTERM) -> None:
         if self._terminating:  # a second one: leave without waiting for the session to close
-            self.app.exit(143)
+            self.app.exit(128 + number)
             return
         self._terminating = True
-        self.app.unsaved.log_lost("SIGTERM")  # nobody to ask: nothing is saved, the log says what was lost
+        if number == signal.SIGHUP:
+            from tui.hangup import HangupSafeDriver
+
+            driver = self.app._driver
+            if isinstance(driver, HangupSafeDriver):
+                driver.terminal_gone()
+        # nobody to ask: nothing is saved, the log says what was lost
+        self.app.unsaved.log_lost(signal.Signals(number).name)
         self.app.call_later(self.quit_now)
 
     async def quit_now(self) -> None:

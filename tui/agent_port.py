@@ -4,9 +4,10 @@ The agent is any object with `run_turn(text)`, an async iterator of engine event
 `interrupt()` (stop the turn cleanly, keeping what was said), `answer_approval(request_id,
 decision)` (decision: "once", "session" or "deny"), `start()`, `close(end_reason)`, `compress(focus)`,
 `oversized(text)` with `fit_message(text, found, choice)` (a message too large for the window, found
-before it is sent), `set_title(name)` (`/title`), and the attribute `on_background` (events from
-outside a turn). An approval travels as a Future inside the `ApprovalNeeded` Message; the loop waits
-on it and hands the answer back before reading on.
+before it is sent), `set_title(name)` (`/title`), `kill_process(process_id)` (the palette kills a
+background process), and the attribute `on_background` (events from outside a turn). An approval
+travels as a Future inside the `ApprovalNeeded` Message; the loop waits on it and hands the answer
+back before reading on.
 """
 
 from __future__ import annotations
@@ -79,6 +80,14 @@ async def oversized(agent: object, text: str) -> Any:
     if measure is None:
         return None
     return await _maybe_await(measure(text))
+
+
+async def kill_process(agent: object, process_id: str) -> str:
+    """Ask the agent to kill one of its session's background processes; the sentence it says."""
+    killer = getattr(agent, "kill_process", None)
+    if killer is None:
+        return "This agent runs no background processes."
+    return str(await _maybe_await(killer(process_id)))
 
 
 async def start(agent: object) -> str:

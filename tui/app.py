@@ -23,13 +23,14 @@ from textual.screen import Screen
 
 from engine.config import Config
 from engine.home import Home
+from engine.text.sentences import sentence as end_sentence
 from engine.text.tokens import estimate as estimate_tokens
 from engine.threats.redact import Redactor
 from engine.tools.sandbox import sandbox_status
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
 from tui.agent_lifecycle import AgentLifecycle
-from tui.agent_port import AgentPort, drive_turn, interrupt, oversized
+from tui.agent_port import AgentPort, drive_turn, interrupt, kill_process, oversized
 from tui.commands import (
     SLASH_COMMANDS,
     SessionEntry,
@@ -96,6 +97,12 @@ def _session_commands() -> type[Any]:
     return SessionCommands
 
 
+def _process_commands() -> type[Any]:
+    from tui.palette import ProcessCommands
+
+    return ProcessCommands
+
+
 class CopyDone(Message):
     """A copy finished in its thread; the app says which clipboard took the text."""
 
@@ -113,7 +120,7 @@ class HwsApp(App[int], inherit_bindings=False):
     # Textual reads a screen's CSS_PATH when the screen is pushed, not for the default screen, so
     # the main screen's stylesheet (beside it in screens/) is loaded with the app.
     CSS_PATH = "screens/main.tcss"
-    COMMANDS = App.COMMANDS | {_skill_commands, _session_commands}
+    COMMANDS = App.COMMANDS | {_skill_commands, _session_commands, _process_commands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -481,7 +488,7 @@ class HwsApp(App[int], inherit_bindings=False):
     def _agent_unavailable(self, message: messages.AgentUnavailable) -> None:
         self.lifecycle.agent_unavailable(message.reason)
         self.main_screen.post_message(
-            messages.Notice(f"The agent cannot run: {message.reason}.", "warning", "!")
+            messages.Notice(end_sentence(f"The agent cannot run: {message.reason}"), "warning", "!")
         )
 
     # What a message the main screen showed made stale.
@@ -652,7 +659,7 @@ class HwsApp(App[int], inherit_bindings=False):
                     f"Not sent: no model is configured. Add one to {self.config_path_label} and restart."
                 )
             else:
-                sentence = f"Not sent: {reason}."
+                sentence = end_sentence(f"Not sent: {reason}")
             main.post_message(messages.Notice(sentence, "warning", "!"))
             main.post_message(messages.TurnAborted("no agent"))
             return
@@ -716,6 +723,18 @@ class HwsApp(App[int], inherit_bindings=False):
     def _cancel_stuck_turn(self) -> None:
         if self.turn_running:
             self.workers.cancel_group(self, "turn")
+
+    async def kill_process(self, process_id: str) -> None:
+        """The palette's `process: kill pN`: the agent kills it; the transcript says how it went."""
+        said = await kill_process(self.agent, process_id)
+        self.main_screen.post_message(messages.Notice(said, icon="⚙"))
+
+    def list_processes(self) -> None:
+        """The palette's `processes: list`: one notice naming each running background process."""
+        running = self.main_screen.process_feed.entries()
+        lines = [f"{pid} · {where} · {command}" for pid, command, where in running]
+        text = "running background processes: " + ("; ".join(lines) if lines else "none")
+        self.main_screen.post_message(messages.Notice(text, icon="⚙"))
 
     def switch_theme(self, name: str) -> None:
         if not name:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from engine.text.sentences import sentence
 from tui import messages
 from widgets.prompt import SlashCommand
 
@@ -146,7 +147,7 @@ class SlashCommands:
     def _can_replace_agent(self, name: str) -> bool:
         if self.app.agent_factory is None:
             why = self.app.agent_problem or "this window was given a fixed agent"
-            self._say(f"/{name} needs the agent: {why}.", "warning")
+            self._say(sentence(f"/{name} needs the agent: {why}"), "warning")
             return False
         return True
 
@@ -218,7 +219,7 @@ class SlashCommands:
         compress = getattr(self.app.agent, "compress", None) if self.app.agent is not None else None
         if compress is None:
             why = self.app.agent_problem or "this agent cannot compress"
-            self._say(f"/compress needs the agent: {why}.", "warning")
+            self._say(sentence(f"/compress needs the agent: {why}"), "warning")
             return
         self.app.turn_running = True
         self.app.main_screen.status.update_state(working=True, note="compressing…")

@@ -20,6 +20,7 @@ from textual import work
 from textual.binding import Binding, BindingType
 
 from engine import events
+from engine.text.sentences import sentence
 from tui import messages
 from tui.app import HwsApp, display_path
 from tui.crash import crash_code, exit_after_crash
@@ -266,7 +267,7 @@ class DemoApp(HwsApp):
         if agent is not None and agent.prompt is not None:
             held = memory_in_prompt(self.workspace, agent.prompt.text)
             said = "; ".join(f"{name}: {entry}" for name, entry in held) or "no memory yet"
-            self._say(f"The new session's prompt already holds {said}.", icon="◆")
+            self._say(sentence(f"The new session's prompt already holds {said}"), icon="◆")
         self._reported.clear()
 
     async def _finish(self) -> None:

@@ -17,71 +17,29 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
+from engine.cli.launch_options import add_workstation_options
 from tui.crash import crash_code, exit_after_crash, redact_crash_output
 
 
-def parse(argv: Sequence[str]) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hws",
         description="Open the workstation (subcommands run headless: `hws --help` lists them).",
     )
     parser.add_argument("--home", metavar="PATH", help="use this home instead of $HERMES_HOME")
     add_workstation_options(parser)
-    return parser.parse_args(list(argv))
-
-
-def add_workstation_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """The options of `hws` without a subcommand (`--home` aside, which the subcommands share)."""
-    parser.add_argument(
-        "--scripted",
-        action="store_true",
-        help="answer from the built-in scripted model server (no API key) on a temporary home (or on --home)",
-    )
-    parser.add_argument(
-        "--scenario",
-        metavar="NAME|FILE",
-        help="the scripted model's scenario: a shipped name or a YAML file (implies --scripted)",
-    )
-    going_on = parser.add_mutually_exclusive_group()
-    going_on.add_argument(
-        "--resume", metavar="SESSION", help="go on with a past session (its id, an id prefix or its title)"
-    )
-    going_on.add_argument(
-        "-c",
-        "--continue",
-        dest="continue_last",
-        action="store_true",
-        help="go on with the most recent session",
-    )
-    parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
+    return parser
 
 
 def print_help() -> None:
-    """`hws --help`: the workstation's own options, then the headless subcommands."""
-    from engine.cli import build_parser
+    """`hws --help`: the workstation's own options beside the headless subcommands, on one page."""
+    from engine.cli import build_parser as full_parser
 
-    parser = build_parser()
-    add_workstation_options(parser.add_argument_group("open the workstation (no COMMAND)"))
-    parser.print_help()
+    full_parser().print_help()
 
 
-class _VersionAction(argparse.Action):
-    """`--version`, looked up only when asked (reading the package metadata cost every start ~40 ms)."""
-
-    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        print(f"hws {version()}")  # on stdout, as argparse's own version action prints it
-        parser.exit()
-
-
-def version() -> str:
-    """The installed package's version (a checkout that is not installed says so)."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as package_version
-
-    try:
-        return package_version("hermes-workstation")
-    except PackageNotFoundError:
-        return "(not installed: run pip install .)"
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    return build_parser().parse_args(list(argv))
 
 
 def launch(argv: Sequence[str]) -> int:
@@ -171,6 +129,9 @@ def _run(home, config, args: argparse.Namespace, scripted: bool, temporary: bool
         offer_setup=bool(config.setup.offer_screen) and not scripted,
     )
     app.handle_terminate = True
+    from tui.hangup import hangup_safe
+
+    app.driver_class = hangup_safe(app.driver_class)
     redact_crash_output(app, home.root, config)
     try:
         result = app.run()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from textual.css.query import NoMatches
 from textual.message import Message
 
+from engine.text.sentences import sentence
 from tui.watcher import FileChange, HomeWatcher, OwnWritesLanded, WatchStatus
 from widgets.file_editor import FileEditor
 from widgets.next_session import SessionDrift
@@ -129,7 +130,9 @@ class LiveFiles:
                 bar.update_state(files=text)
         if message.reason and message.mode != "events":
             self.app.notify(
-                f"Files are {'polled' if message.mode == 'polling' else 'not watched'}: {message.reason}.",
+                sentence(
+                    f"Files are {'polled' if message.mode == 'polling' else 'not watched'}: {message.reason}"
+                ),
                 severity="warning",
                 timeout=10,
             )

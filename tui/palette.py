@@ -1,4 +1,5 @@
-"""The command palette's providers for skills and sessions; imported when the palette first opens."""
+"""The command palette's providers for skills, sessions and background processes; imported when the palette
+first opens."""
 
 from __future__ import annotations
 
@@ -58,3 +59,18 @@ class SessionCommands(_CatalogProvider):
             )
             for entry in app.session_entries
         ]
+
+
+class ProcessCommands(_CatalogProvider):
+    """Palette entries: list the session's background processes, and kill a running one."""
+
+    def items(self) -> list[tuple[str, str, Callable[[], Any]]]:
+        app: HwsApp = self.app  # type: ignore[assignment]
+        running = app.main_screen.process_feed.entries()
+        found: list[tuple[str, str, Callable[[], Any]]] = [
+            ("processes: list", f"{len(running)} running in this session", app.list_processes)
+        ]
+        for process_id, command, where in running:
+            kill = partial(app.kill_process, process_id)
+            found.append((f"process: kill {process_id} {command}", where, kill))
+        return found

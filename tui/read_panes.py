@@ -222,7 +222,8 @@ class Readers:
                 threshold = int(compressor.threshold_tokens(window))
         elif bool(self.config.compression.enabled):
             threshold = int(float(self.config.compression.threshold) * window)
-        return BudgetView(window, layers, conversation, tools, threshold, preview, messages)
+        where = terminal_label(self.config)
+        return BudgetView(window, layers, conversation, tools, threshold, preview, messages, where)
 
     def schema_tokens(self, registry: Any) -> int:
         key = id(registry)
@@ -399,3 +400,12 @@ def frozen_entries(prompt: SystemPrompt, target: str) -> tuple[str, ...]:
         ends = [i for i in (body.find(f"\n\n{SEPARATOR}"), body.find("\n\nConversation started:")) if i >= 0]
         body = body[: min(ends)] if ends else body
     return tuple(entry.strip() for entry in body.split(DELIMITER) if entry.strip())
+
+
+def terminal_label(config: Any) -> str:
+    """Where terminal commands run, for the budget pane (`local`, `ssh dev@box`, `docker python:3.12`)."""
+    from engine.tools.backends.choice import backend_label, backend_name, backend_problem
+
+    if backend_problem(config):
+        return f"{backend_name(config)} (not usable: hws doctor says why)"
+    return backend_label(config)

@@ -61,6 +61,7 @@ class BudgetView:
     threshold: int = 0  # tokens at which compression starts; 0: compression is off
     preview: bool = False  # no session yet: the prompt the first message will get
     messages: int = 0
+    terminal: str = ""  # where terminal commands run (`local`, `ssh dev@box`, `docker python:3.12`)
 
     @property
     def prompt(self) -> int:
@@ -295,7 +296,9 @@ class BudgetPane(Pane):
             )
         else:
             lines.append(Content.styled("compression is off (compression.enabled)", "dim"))
-        lines.append(Content(""))
+        # Where terminal commands run takes the spacer's row, so the table is no taller for it.
+        where = Content.assemble(("terminal on ", "dim"), view.terminal) if view.terminal else Content("")
+        lines.append(where)
         lines.append(self._usage_line())
         lines.append(self._totals_line())
         return Content("\n").join(lines)

@@ -1,6 +1,6 @@
 """Our own diff widget: a unified line diff drawn from `difflib` (the PyPI diff widget is AGPL).
 
-It takes the lines already diffed (`engine.text_merge.diff_lines`) and draws them with a gutter of
+It takes the lines already diffed (`engine.editing.merge.diff_lines`) and draws them with a gutter of
 line numbers for each side; lines only in the first text are red, lines only in the second green.
 It is a line-API widget, so a long diff scrolls without mounting a widget per line.
 """

@@ -39,6 +39,7 @@ WHO_STYLE = {
     "external": "$warning",
     "undo": "$text-muted",
 }
+WHO_WIDTH = max(len(who) for who in WHO_STYLE)  # the names line up, a space after the longest
 ACTION_MARK = {"add": "+", "replace": "~", "remove": "-", "undo": "↶", "batch": "±", "edit": "✎"}
 
 
@@ -358,7 +359,7 @@ class MemoryPane(Pane):
         mark = ACTION_MARK.get(row.action, "·")
         prompt = Content.assemble(
             (f"{clock_time(row.at):>5} ", "dim"),
-            (f"{row.who:<8}", WHO_STYLE.get(row.who, "")),
+            (f"{row.who:<{WHO_WIDTH}} ", WHO_STYLE.get(row.who, "")),
             (f"{mark} {row.target:<6} ", "bold"),
             one_line(row.summary) or row.action,
         )

@@ -30,6 +30,7 @@ class StatusState:
     sandbox: str = ""  # what confines terminal commands when it is not the sandbox ("terminal: no sandbox")
     guarded: str = ""  # guarded settings changed on disk this session, until a click or a new session
     overfull: bool = False  # the conversation no longer fits the window and compression cannot help
+    processes: int = 0  # background processes running in the session's terminal
     hints: str = "^p palette  ^r sessions  f12 keys"
 
 
@@ -108,6 +109,8 @@ class StatusBar(Widget):
         parts += [sep, format_elapsed(self.clock() - self.started)]
         parts += [sep, f"compressed {state.compressions}×"]
         parts += [sep, ("working…", "bold $accent") if state.working else ("idle", "")]
+        if state.processes:
+            parts += [sep, (f"⚙ {state.processes} running", "$accent")]
         if state.files:
             parts += [sep, (state.files, "$warning")]
         if state.sandbox:

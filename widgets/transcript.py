@@ -208,6 +208,10 @@ class Transcript(VerticalScroll):
     async def add_notice(self, text: str, level: str = "info", icon: str = "·") -> None:
         await self._add(NoticeBlock(text, level, icon))
 
+    async def add_block(self, block: Widget) -> None:
+        """Add a block that its owner keeps updating (a background process's live line)."""
+        await self._add(block)
+
     async def append_reasoning(self, text: str) -> None:
         if not self.show_reasoning:
             return

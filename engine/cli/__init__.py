@@ -23,6 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Hermes Workstation: a keyboard-driven workstation around a self-improving agent.",
     )
     parser.add_argument("--home", metavar="PATH", help="use this home instead of $HERMES_HOME")
+    from engine.cli.launch_options import WORKSTATION_GROUP, add_workstation_options
+
+    add_workstation_options(parser.add_argument_group(WORKSTATION_GROUP))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in command_modules():
         importlib.import_module(name).register(sub)

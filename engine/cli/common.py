@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
+from pathlib import Path
 from typing import Any, NoReturn
 
 from engine.config import Config, ConfigError, load_config
@@ -39,6 +41,17 @@ def open_home(args: argparse.Namespace) -> tuple[Home, Config]:
     for warning in config.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return home, config
+
+
+def hws_command(home: Home) -> str:
+    """The shell command that opens this home: `hws` for `~/.hermes`, else `hws --home PATH`, quoted.
+
+    A home chosen by `--home` or by `$HERMES_HOME` set for one command is not what a later plain `hws`
+    opens, so any other home is named.
+    """
+    if home.root == (Path.home() / ".hermes").absolute():
+        return "hws"
+    return f"hws --home {shlex.quote(str(home.root))}"
 
 
 def print_json(value: Any) -> None:

@@ -47,6 +47,7 @@ def run_checks(home: Home, *, endpoint: bool = True) -> list[Finding]:
     findings += check_database(home, effective)
     findings += config_findings
     findings += check_sandbox(effective)
+    findings += check_terminal_backend(home, effective)
     findings += check_guarded(home, config)
     if endpoint and config is not None and bool(config.doctor.check_endpoint):
         findings += check_model_endpoint(config)
@@ -234,6 +235,14 @@ def check_skills(home: Home, config: Config) -> Iterator[Finding]:
 
     catalog = discover([SkillRoot(home.skills, "local")], int(config.skills.max_category_depth))
     for problem in catalog.skipped:
+        if problem in catalog.not_text:
+            yield Finding(
+                "skills",
+                ERROR,
+                f"a skill is left out: {problem}",
+                "replace it with a Markdown SKILL.md (UTF-8 text), or `hws skills restore NAME VERSION`",
+            )
+            continue
         yield Finding(
             "skills",
             ERROR,
@@ -243,12 +252,22 @@ def check_skills(home: Home, config: Config) -> Iterator[Finding]:
     for warning in catalog.warnings:
         yield Finding("skills", WARNING, warning, "rename one of them")
     for skill in catalog.skills:
-        if skill.warnings:
+        warnings = list(skill.warnings)
+        if skill.not_utf8:
+            warnings = warnings[1:]  # the first says where the bytes stop being UTF-8: its own finding
             yield Finding(
                 "skills",
                 WARNING,
-                f"{skill.name}: {skill.warnings[0]}"
-                + (f" (and {len(skill.warnings) - 1} more)" if len(skill.warnings) > 1 else ""),
+                f"{skill.name}: {skill.skill_md} is not UTF-8 text ({skill.not_utf8}); "
+                "the bytes that cannot be read are replaced",
+                "save it as UTF-8 (for a Latin-1 file: iconv -f latin1 -t utf-8)",
+            )
+        if warnings:
+            yield Finding(
+                "skills",
+                WARNING,
+                f"{skill.name}: {warnings[0]}"
+                + (f" (and {len(warnings) - 1} more)" if len(warnings) > 1 else ""),
                 f"fix the frontmatter of {skill.skill_md}",
             )
     limits = GuardLimits.from_config(config.skills)
@@ -384,6 +403,16 @@ def check_sandbox(config: Config) -> list[Finding]:
 
     ok, message, fix = doctor_line(sandbox_status(config))
     return [Finding("sandbox", OK if ok else WARNING, message, fix)]
+
+
+def check_terminal_backend(home: Home, config: Config) -> list[Finding]:
+    """Where terminal commands run: an ssh host reached and a shell started, a docker image present."""
+    from pathlib import Path
+
+    from engine.tools.backends.check import doctor_line as backend_line
+
+    ok, message, fix = backend_line(home, config, Path.cwd())
+    return [Finding("terminal", OK if ok else WARNING, message, fix)]
 
 
 # ── the config and the model ─────────────────────────────────────────────────────────────────────

@@ -319,6 +319,10 @@ class TextPrinter:
                 self.note("┊ state.db  the kept messages are written")
         elif kind == "approved_by_session":
             self.note(f"┊ approved  {data['command']} (this session allows {data['scope']})")
+        elif kind == "process_started":
+            self.note(f"┊ process   {data['process_id']} started ({data['where']}): {data['command']}")
+        elif kind == "process_ended":
+            self.note(f"┊ process   {data['message']}")
         elif kind == "nudge_fired":
             self.note(f"┊ nudge     {data['nudge']}: {data['reason']}")
         elif kind == "status":
@@ -337,6 +341,8 @@ class TextPrinter:
             self.note(f"{'note' if data['fits'] else 'warning'}: {data['message']}")
         elif kind == "session_titled":
             self.note(f"┊ title     “{data['title']}” (by {data['by']})")
+        elif kind == "session_resumed":
+            self.note(f"┊ session   {event.sentence}")  # type: ignore[attr-defined]
         elif kind == "session_changed":
             self.note(f"┊ session   now {event.session_id} ({data['reason']})")
         elif kind == "turn_finished":

@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any
 
-from engine.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, fail
+from engine.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, fail, hws_command
 
 
 def register(sub: Any) -> None:
@@ -85,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         home = Home.resolve(getattr(args, "home", None)).ensure()
     except HomeError as exc:
         fail(str(exc), EXIT_USAGE)
+    command = hws_command(home)
     interactive = not args.yes and sys.stdin.isatty() and sys.stdout.isatty()
     asker = Asker(interactive)
     choice = gather(args, asker)
@@ -107,13 +108,13 @@ def run(args: argparse.Namespace) -> int:
             "before using hws."
         )
     if args.no_check:
-        print("Not checked (--no-check); `hws doctor` checks the endpoint.")
+        print(f"Not checked (--no-check); `{command} doctor` checks the endpoint.")
         return EXIT_OK
     print(f"Checking {choice.model} at {choice.resolved_base_url()} with a tiny request…", flush=True)
     result = check_endpoint(config)
     if result.ok:
         print(f"✓ {result.message}" + (f" It said: {result.reply!r}." if result.reply else ""))
-        print("Start the workstation with: hws")
+        print(f"Start the workstation with: {command}")
         return EXIT_OK
     print(f"✗ {result.message}", file=sys.stderr)
     if interactive and not asker.yes("Keep these settings anyway?", default=True):
@@ -121,8 +122,8 @@ def run(args: argparse.Namespace) -> int:
         print("The previous config.yaml is back.")
         return EXIT_REFUSED
     print(
-        "The settings are kept; once the endpoint answers, `hws doctor` confirms it "
-        "(or run `hws setup` again).",
+        f"The settings are kept; once the endpoint answers, `{command} doctor` confirms it "
+        f"(or run `{command} setup` again).",
         file=sys.stderr,
     )
     return EXIT_REFUSED

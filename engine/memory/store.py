@@ -339,8 +339,8 @@ class MemoryStore:
     def write_all(self, text: str, expect: str | None = None, who: str | None = None) -> dict[str, Any]:
         """Replace the whole file with the entries of `text` (the workstation's editor saves this way).
 
-        `expect` is the content hash (`engine.atomic.content_hash`) of the file as the editor loaded
-        it; if the file holds something else now, nothing is written and the result carries
+        `expect` is the content hash (`engine.storage.self_writes.content_hash`) of the file as the
+        editor loaded it; if the file holds something else now, nothing is written and the result carries
         `conflict: True` and the text on disk, so the editor can show both instead of overwriting.
         """
         entries = parse_entries(text)

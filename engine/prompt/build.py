@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from engine.skills.index import SkillIndex
 
 PROJECT_CONTEXT_HEADER = "# Project context\n\nInstructions from the project you are working in:"
-UNCACHED_LAYERS = ("session",)  # as in `engine.prompt.make_layer`
+UNCACHED_LAYERS = ("session",)  # as in `engine.prompt.layers.make_layer`
 
 
 def layer(
@@ -92,7 +92,7 @@ def build_system_prompt(
     started: dt.datetime | None = None,
     exact_tokens: bool = True,
 ) -> SystemPrompt:
-    """Every layer, in the stable-to-volatile order of `engine.prompt.LAYER_ORDER`."""
+    """Every layer, in the stable-to-volatile order of `engine.prompt.layers.LAYER_ORDER`."""
     names = list(tool_names)
     exact = exact_tokens
     redact = home_redactor(home.root, config).tool_text  # what files hold of secrets never reaches the model

@@ -42,6 +42,7 @@ from engine.providers.base import (
     ProviderConfigError,
     ProviderError,
 )
+from engine.text.sentences import sentence
 
 if TYPE_CHECKING:
     from honcho import Peer, Session
@@ -231,7 +232,7 @@ class HonchoProvider:
         if isinstance(exc, APIError):
             return f"Honcho at {url} rejected the request with HTTP {exc.status} ({exc.message})."
         if isinstance(exc, HonchoError):
-            return f"Honcho at {url}: {exc.message}."
+            return sentence(f"Honcho at {url}: {exc.message}")
         if isinstance(exc, pydantic.ValidationError):
             return (
                 f"Honcho at {url} answered with data honcho-ai {SDK_VERSION} cannot read "

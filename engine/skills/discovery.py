@@ -45,7 +45,7 @@ IGNORED_DIRS = frozenset(
 NOT_SKILL_ROOTS = IGNORED_DIRS | frozenset(SUPPORT_DIRS)
 PLATFORMS = {"macos": "darwin", "darwin": "darwin", "linux": "linux", "windows": "win32", "win32": "win32"}
 HEAD_BYTES = 256 * 1024  # a frontmatter never needs more; huge bodies are not read for the index
-CACHE_VERSION = 2  # bump when parsing changes what a record holds
+CACHE_VERSION = 3  # bump when parsing changes what a record holds
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,7 @@ class Skill:
     warnings: tuple[str, ...] = ()
     mtime_ns: int = 0
     size: int = 0
+    not_utf8: str = ""  # where SKILL.md stops being UTF-8 text ("line 3"); empty when it is text
 
     @property
     def skill_md(self) -> Path:
@@ -95,6 +96,10 @@ class Skill:
         return any(sys.platform.startswith(w) for w in wanted)
 
 
+class NotText(fm.FrontmatterError):
+    """The SKILL.md is a binary file: nothing in it can be fixed as frontmatter."""
+
+
 @dataclass
 class Catalog:
     """Every skill found, name clashes resolved (local wins), with the reasons any file was skipped."""
@@ -103,6 +108,7 @@ class Catalog:
     shadowed: list[Skill] = field(default_factory=list)
     categories: dict[str, str] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
+    not_text: list[str] = field(default_factory=list)  # those of `skipped` that are binary files
     warnings: list[str] = field(default_factory=list)
     manifest: dict[str, tuple[int, int]] = field(default_factory=dict)
     _by_name: dict[str, Skill] = field(default_factory=dict, repr=False)
@@ -315,7 +321,8 @@ def parse_skill_file(path: Path, folder_name: str) -> dict[str, Any]:
     """Read one SKILL.md into a cacheable record; raises FrontmatterError or OSError when hopeless."""
     text, warnings = read_head(path)
     if "\x00" in text[:8192]:
-        raise fm.FrontmatterError("is a binary file, not Markdown", 1)
+        raise NotText("is not a text file (it holds NUL bytes), so it cannot be a skill", 1)
+    not_utf8 = warnings[0].partition(":")[0] if warnings else ""  # read_head warns only of bad bytes
     parsed = fm.parse_lenient(text)
     meta = parsed.meta
     warnings += parsed.warnings + (fm.spec_warnings(meta, folder_name) if parsed.has_frontmatter else [])
@@ -343,6 +350,7 @@ def parse_skill_file(path: Path, folder_name: str) -> dict[str, Any]:
         "related_skills": _str_list(hermes.get("related_skills", meta.get("related_skills"))),
         "platforms": _str_list(meta.get("platforms")),
         "warnings": warnings,
+        "not_utf8": not_utf8,
     }
 
 
@@ -385,6 +393,7 @@ def discover(roots: list[SkillRoot], max_depth: int = 4, cache: ParseCache | Non
     skills: list[Skill] = []
     shadowed: list[Skill] = []
     skipped: list[str] = []
+    not_text: list[str] = []
     by_name: dict[str, Skill] = {}
     for item in found:
         key = os.path.join(item.skill_dir, SKILL_FILE)
@@ -393,6 +402,8 @@ def discover(roots: list[SkillRoot], max_depth: int = 4, cache: ParseCache | Non
             path = Path(key)
             try:
                 record = parse_skill_file(path, os.path.basename(item.skill_dir))
+            except NotText as exc:
+                record = {"error": f"{path} {exc.reason}; skipped", "not_text": True}
             except fm.FrontmatterError as exc:
                 record = {"error": f"{path} line {exc.line}: {exc.reason}; skipped"}
             except OSError as exc:
@@ -400,6 +411,8 @@ def discover(roots: list[SkillRoot], max_depth: int = 4, cache: ParseCache | Non
             record = cache.store(key, item.stamp, record)
         if "error" in record:
             skipped.append(record["error"])
+            if record.get("not_text"):
+                not_text.append(record["error"])
             continue
         skill = _skill_from(record, item)
         winner = by_name.get(skill.name)
@@ -423,7 +436,7 @@ def discover(roots: list[SkillRoot], max_depth: int = 4, cache: ParseCache | Non
     cache.prune(set(manifest))
     cache.save()
     skills.sort(key=lambda s: (s.category, s.name))
-    catalog = Catalog(skills, shadowed, categories, skipped, warnings, manifest)
+    catalog = Catalog(skills, shadowed, categories, skipped, not_text, warnings, manifest)
     cache.last = (signature, catalog)
     return catalog
 
@@ -443,4 +456,5 @@ def _skill_from(record: dict[str, Any], item: _Found) -> Skill:
         warnings=tuple(record.get("warnings", ())),
         mtime_ns=item.stamp[0],
         size=item.stamp[1],
+        not_utf8=str(record.get("not_utf8", "")),
     )

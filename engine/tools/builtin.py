@@ -1,8 +1,8 @@
-"""The tools the tool layer itself provides: files, search, terminal and the task list."""
+"""The tools the tool layer itself provides: files, search, terminal, its processes and the task list."""
 
 from __future__ import annotations
 
-from engine.tools import edit, read, search, terminal, todo
+from engine.tools import edit, process_tool, read, search, terminal, todo
 from engine.tools.registry import Tool
 
 TOOLS: tuple[Tool, ...] = (
@@ -12,4 +12,5 @@ TOOLS: tuple[Tool, ...] = (
     edit.PATCH_TOOL,
     search.TOOL,
     terminal.TOOL,
+    process_tool.TOOL,
 )

@@ -1,6 +1,6 @@
 """The tools over the agent's own knowledge: `memory`, the three skill tools and `session_search`.
 
-Thin wrappers: the stores do the work (`engine.memory.Memory`, `engine.skills.SkillTools`,
+Thin wrappers: the stores do the work (`engine.memory.store.Memory`, `engine.skills.tools.SkillTools`,
 `engine.sessions.session_search`); here they become registry tools that find their store in
 `ctx.resources` (`memory`, `skills`, `sessions`, optionally `summarizer`), run blocking file work
 off the event loop, and report writes as events. Skill events come from `SkillTools` itself (its

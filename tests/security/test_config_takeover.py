@@ -15,6 +15,8 @@ import pytest
 
 from tests.fault_support import assert_clean_exit, hws, write_scenario
 
+pytestmark = pytest.mark.usefixtures("closing_benches")
+
 CONFIG = """\
 model:
   default: scripted

@@ -26,6 +26,7 @@ from textual.widgets import Input, Static, TextArea
 
 from tui import messages
 from tui.history_feeds import TurnTagged
+from tui.process_feed import ProcessFeed
 from widgets.budget_pane import BudgetPane, BudgetView
 from widgets.compression_pane import CompressionPane
 from widgets.gauge import GaugeLevels
@@ -158,6 +159,7 @@ class MainScreen(Screen[None]):
         self._turn_note = ""  # the status note a running turn set (a retry), cleared when it succeeds
         self._turn_failed = False
         self._layer_notes_said: set[str] = set()
+        self.process_feed = ProcessFeed(self)
         self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.fold_below_columns, "-wide")]
 
     def compose(self) -> ComposeResult:
@@ -450,9 +452,6 @@ class MainScreen(Screen[None]):
         self._mark_stale(message)
         if message.resumed:
             self.transcript.open_history(message.session_id)
-            self.transcript.post_message(
-                messages.Notice(f"resumed session {message.session_id}", "info", "↪")
-            )
 
     @on(messages.ConversationReset)
     async def _start_over(self, message: messages.ConversationReset) -> None:
@@ -704,6 +703,10 @@ class MainScreen(Screen[None]):
         else:
             await self.transcript.add_notice(event.message, "warning", "⚠")
 
+    @on(messages.SessionResumed)
+    async def _session_resumed(self, message: messages.SessionResumed) -> None:
+        await self.transcript.add_notice(message.event.sentence, icon="↪")
+
     @on(messages.SessionChanged)
     async def _follow_session_change(self, message: messages.SessionChanged) -> None:
         event = message.event
@@ -712,3 +715,15 @@ class MainScreen(Screen[None]):
         )
         self._use_session(event.session_id)
         self._mark_stale(message)
+
+    @on(messages.ProcessStarted)
+    async def _process_started(self, message: messages.ProcessStarted) -> None:
+        await self.process_feed.started(message.event)
+
+    @on(messages.ProcessOutput)
+    def _process_output(self, message: messages.ProcessOutput) -> None:
+        self.process_feed.output(message.event)
+
+    @on(messages.ProcessEnded)
+    def _process_ended(self, message: messages.ProcessEnded) -> None:
+        self.process_feed.ended(message.event)
