@@ -12,7 +12,6 @@ from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from tui import messages
 from tui.read_history import HistoryReader
 from widgets.transcript_history import HistoryLoaded, HistoryPage, HistoryWanted
 

@@ -16,8 +16,6 @@ from textual.message import Message
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from textual.widget import Widget
-
     from engine import events
     from tui.screens.sessions import SessionsScreen
     from widgets.budget_pane import BudgetView
