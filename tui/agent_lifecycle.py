@@ -95,7 +95,8 @@ class AgentLifecycle:
             self.send_held_message()
         if message.reason != "start":  # a new agent read SOUL.md, skills and memory again: compare anew
             self.app.live_files.session_restarted()
-        self.app.pane_feeds.refresh("budget")  # measured by this agent: the window its endpoint already reported
+        # measured by this agent: the window its endpoint already reported
+        self.app.pane_feeds.refresh("budget")
 
     def agent_unavailable(self, reason: str) -> None:
         self.building = False
