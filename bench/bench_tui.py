@@ -486,7 +486,8 @@ async def _page_session_run(
         transcript = view.transcript  # type: ignore[attr-defined]
         await until(
             lambda: (
-                not transcript._history_pending and any(isinstance(c, UserBlock) for c in transcript.children)
+                not transcript.paging._history_pending
+                and any(isinstance(c, UserBlock) for c in transcript.children)
             )
         )
         await pilot.pause()
@@ -496,22 +497,22 @@ async def _page_session_run(
         drawn: list[float] = []
         peak = first_page_blocks
         loads = 0
-        while transcript.pruned is not None and transcript.pruned.more:
-            asked = transcript._history_request
+        while transcript.paging.pruned is not None and transcript.paging.pruned.more:
+            asked = transcript.paging._history_request
             started = time.perf_counter()
             await pilot.press("home")
             for _ in range(20):
-                if transcript._history_request > asked:
+                if transcript.paging._history_request > asked:
                     break
                 await pilot.pause()
             else:  # already at the top without a scroll (nothing moved): ask as the scroll would have
-                transcript.request_earlier()
+                transcript.paging.request_earlier()
             seen = asked
-            while transcript._history_request > seen or transcript._history_pending:
+            while transcript.paging._history_request > seen or transcript.paging._history_pending:
                 # A loaded page may ask for the next at once (the view is still at its top): count
                 # every load one press brings, as the reader waits for all of them.
-                seen = transcript._history_request
-                await until(lambda: not transcript._history_pending)
+                seen = transcript.paging._history_request
+                await until(lambda: not transcript.paging._history_pending)
                 await pilot.pause()
                 await pilot.pause()
             loads += seen - asked

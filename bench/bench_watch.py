@@ -100,7 +100,7 @@ async def pane_latency(runs: int) -> dict[str, Any]:
     results: dict[str, Any] = {"atomic": [], "in_place": [], "echoes": 0, "own": 0}
     async with app.run_test(size=(140, 40), message_hook=seen.append) as pilot:
         deadline = time.monotonic() + ROUND_TIMEOUT_S
-        while (getattr(app, "watcher", None) is None or not app.watcher._ready.is_set()) and (
+        while (app.live_files.watcher is None or not app.live_files.watcher._ready.is_set()) and (
             time.monotonic() < deadline
         ):
             await asyncio.sleep(0.01)
@@ -134,7 +134,7 @@ async def pane_latency(runs: int) -> dict[str, Any]:
             await asyncio.sleep(float(app.config.watch.debounce_ms) / 1000 * 3)
         await pilot.pause(0.2)
         results["echoes"] = len([m for m in seen if isinstance(m, HomeChanged)]) - before
-        results["mode"] = app.watch_mode
+        results["mode"] = app.live_files.watch_mode
     return results
 
 

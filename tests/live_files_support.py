@@ -36,7 +36,7 @@ async def watching(pilot: Any) -> None:
     """Wait until the app's watcher has taken its first look at the files."""
     app = pilot.app
     assert await wait_for(
-        pilot, lambda: getattr(app, "watcher", None) is not None and app.watcher._ready.is_set()
+        pilot, lambda: app.live_files.watcher is not None and app.live_files.watcher._ready.is_set()
     )
     await pilot.pause()
 

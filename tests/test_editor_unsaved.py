@@ -152,8 +152,8 @@ async def test_sigterm_saves_nothing_and_logs_which_buffers_were_lost(
         await open_editor(pilot)
         await type_into(pilot, "never saved ")
         with caplog.at_level(logging.WARNING, logger="engine"):
-            app.quit_on_terminate()
-            app._terminate_requested()
+            app.lifecycle.quit_on_terminate()
+            app.lifecycle._terminate_requested()
             assert await wait_for(pilot, lambda: not app.is_running)
     assert app.home.soul.read_text(encoding="utf-8") == SOUL
     lost = [r.getMessage() for r in caplog.records if "unsaved" in r.getMessage()]

@@ -51,29 +51,29 @@ async def test_paging_up_reads_one_page_per_step_keeps_the_place_and_reaches_the
         )
         transcript = app.screen.transcript  # type: ignore[attr-defined]
         assert await pause_until(
-            pilot, lambda: not transcript._history_pending and bool(transcript.query(UserBlock)), 400
+            pilot, lambda: not transcript.paging._history_pending and bool(transcript.query(UserBlock)), 400
         )
         texts = [b.text for b in transcript.query(UserBlock)]
         assert texts[-1] == f"question {TURNS - 1}", "it opens at the newest turn"
-        asked = transcript._history_request
+        asked = transcript.paging._history_request
         await pilot.press("home")
-        assert await pause_until(pilot, lambda: not transcript._history_pending, 400)
+        assert await pause_until(pilot, lambda: not transcript.paging._history_pending, 400)
         for _ in range(5):
             await pilot.pause()
-        assert transcript._history_request == asked + 1, "one page per step, not a cascade of reads"
+        assert transcript.paging._history_request == asked + 1, "one page per step, not a cascade of reads"
         block, row = first_visible(transcript)
         assert transcript.scroll_y > 0, "the page read above does not pull the view to its top"
         await pilot.press("home")  # the next step starts from the block the reader was looking at
-        assert await pause_until(pilot, lambda: not transcript._history_pending, 400)
+        assert await pause_until(pilot, lambda: not transcript.paging._history_pending, 400)
         for _ in range(5):
             await pilot.pause()
         if block.is_attached:
             assert block.virtual_region.y - transcript.scroll_y >= row, "earlier turns arrived above it"
         for _ in range(TURNS):  # on to the first message
-            if transcript.pruned is None or not transcript.pruned.more:
+            if transcript.paging.pruned is None or not transcript.paging.pruned.more:
                 break
             await pilot.press("home")
-            assert await pause_until(pilot, lambda: not transcript._history_pending, 400)
+            assert await pause_until(pilot, lambda: not transcript.paging._history_pending, 400)
             await pilot.pause()
             assert len(transcript.children) < 120, "old turns leave the DOM at the bottom"
         texts = [b.text for b in transcript.query(UserBlock)]

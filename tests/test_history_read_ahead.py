@@ -13,7 +13,7 @@ from widgets.stored_turn import StoredTurn
 def record_reads(app: Any, gate: asyncio.Event) -> list[tuple[str, int, int]]:
     """Every page the app reads, as (direction, anchor message id, request); read-aheads wait for `gate`."""
     reads: list[tuple[str, int, int]] = []
-    original = app.history.page
+    original = app.history_feeds.reader.page
 
     async def page(direction: str, session_id: str, anchor: int, **kwargs: Any) -> Any:
         reads.append((direction, anchor, kwargs["request"]))
@@ -21,7 +21,7 @@ def record_reads(app: Any, gate: asyncio.Event) -> list[tuple[str, int, int]]:
             await gate.wait()
         return await original(direction, session_id, anchor, **kwargs)
 
-    app.history.page = page
+    app.history_feeds.reader.page = page
     return reads
 
 
@@ -42,18 +42,20 @@ async def test_a_step_up_mounts_the_page_read_ahead_without_reading_it_again() -
         gate.set()
         reads = record_reads(app, gate)
         transcript = await open_view(pilot, app, session_id)
-        anchor = transcript.pruned.anchor
-        assert await pause_until(pilot, lambda: transcript._ahead_page is not None)
+        anchor = transcript.paging.pruned.anchor
+        assert await pause_until(pilot, lambda: transcript.paging._ahead_page is not None)
         assert reads[-1][0] == "up" and reads[-1][1] == anchor[1] and reads[-1][2] < 0, "read ahead"
         before = len(reads)
         earliest = questions(transcript)[0]
         await pilot.press("home")
-        assert await pause_until(pilot, lambda: not transcript._history_pending)
+        assert await pause_until(pilot, lambda: not transcript.paging._history_pending)
         shown = questions(transcript)
         assert shown.index(earliest) > 0, "the page above was mounted"
         assert all(read[2] < 0 for read in reads[before:]), "the step itself read nothing"
-        assert await pause_until(pilot, lambda: transcript._ahead_page is not None)
-        assert transcript._ahead_anchor == transcript.pruned.anchor, "and the next page is read ahead"
+        assert await pause_until(pilot, lambda: transcript.paging._ahead_page is not None)
+        assert transcript.paging._ahead_anchor == transcript.paging.pruned.anchor, (
+            "and the next page is read ahead"
+        )
 
 
 async def test_a_step_asked_while_the_page_is_still_being_read_ahead_waits_for_that_read() -> None:
@@ -70,15 +72,15 @@ async def test_a_step_asked_while_the_page_is_still_being_read_ahead_waits_for_t
         await pilot.press("home")
         for _ in range(5):
             await pilot.pause()
-        assert transcript._history_pending == "up" and transcript.pruned.loading
+        assert transcript.paging._history_pending == "up" and transcript.paging.pruned.loading
         assert len(reads) == before, "no second read of the same page"
         gate.set()
-        assert await pause_until(pilot, lambda: not transcript._history_pending)
+        assert await pause_until(pilot, lambda: not transcript.paging._history_pending)
         shown = questions(transcript)
-        assert shown.index(earliest) > 0 and not transcript.pruned.loading
+        assert shown.index(earliest) > 0 and not transcript.paging.pruned.loading
         for _ in range(TURNS):  # and on to the first message, read ahead all the way
-            if not transcript.pruned.more:
+            if not transcript.paging.pruned.more:
                 break
             await pilot.press("home")
-            assert await pause_until(pilot, lambda: not transcript._history_pending, 400)
+            assert await pause_until(pilot, lambda: not transcript.paging._history_pending, 400)
         assert questions(transcript)[0] == "question 0"

@@ -190,7 +190,7 @@ async def test_when_file_events_cannot_start_the_app_polls_and_the_status_bar_sa
         await watching(pilot)
         status = app.main_screen.status
         assert await wait_for(pilot, lambda: status.state.files == "files: polling every 0.2s")
-        assert app.watch_mode == "polling"
+        assert app.live_files.watch_mode == "polling"
         memory = app.main_screen.memory
         replace_atomically(user, "Name: Dana\n§\nPolled, not evented")
         assert await wait_for(pilot, lambda: any("Polled, not evented" in f.disk for f in memory.view.files))

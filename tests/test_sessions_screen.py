@@ -201,7 +201,7 @@ async def test_enter_on_a_hit_opens_the_conversation_at_the_hit_not_at_its_end()
         view = app.screen
         transcript = view.transcript  # type: ignore[attr-defined]
         assert await pause_until(
-            pilot, lambda: not transcript._history_pending and bool(transcript.query(StoredTurn))
+            pilot, lambda: not transcript.paging._history_pending and bool(transcript.query(StoredTurn))
         )
         for _ in range(4):
             await pilot.pause()

@@ -95,7 +95,7 @@ def test_identity_view_with_drift(snap_compare) -> None:  # type: ignore[no-unty
         honcho_deriver.representation("user", ["I prefer dark themes.", "I work on a docs site."], 25),
         honcho_deriver.representation("hermes", said, 25),
     )
-    app.identity_fetch = lambda: build_view(app.home, app.config, observed, "honcho")  # type: ignore[attr-defined]
+    app.identity_fetch = lambda: build_view(app.home, app.config, observed, "honcho")
 
     async def run_before(pilot: Any) -> None:
         await pilot.press("f6")

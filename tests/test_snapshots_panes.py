@@ -170,7 +170,7 @@ async def mid_session(pilot: Any) -> None:
         main.post_message(messages.to_message(event))
     await pilot.pause()
     await app.workers.wait_for_complete()
-    app.refresh_panes()
+    app.pane_feeds.refresh()
     await app.workers.wait_for_complete()
     await pilot.pause()
 

@@ -112,7 +112,7 @@ async def test_a_past_sessions_calls_show_their_preview_outcome_and_approval(scr
         await pilot.press("home")
         first = transcript.query(StoredTurn).first()
         transcript.cursor = first
-        blocks = await transcript.thaw(first)
+        blocks = await transcript.paging.thaw(first)
         assert blocks is not None
         await pilot.pause()
         tool = transcript.query(ToolBlock).first()

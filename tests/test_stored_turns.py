@@ -78,7 +78,7 @@ async def test_a_stored_turn_is_one_widget_that_looks_exactly_like_its_blocks() 
         await pilot.pause()
         frozen = screen_cells(app)
         for turn in turns:  # taken apart, the same turns draw the same cells in the same colours
-            await transcript.thaw(turn)
+            await transcript.paging.thaw(turn)
         for _ in range(3):
             await pilot.pause()
         assert not transcript.query(StoredTurn)

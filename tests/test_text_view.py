@@ -20,7 +20,7 @@ async def test_a_skill_opens_as_markdown_and_a_journal_entry_as_a_diff() -> None
     entry_id = memory.history(limit=1)[-1].id
     app = make_app(MODEL_CONFIG)
     async with app.run_test(size=(100, 30)) as pilot:
-        app.open_skill("deploy-site", str(skill_md))
+        app.pane_feeds.open_skill("deploy-site", str(skill_md))
         assert await pause_until(pilot, lambda: isinstance(app.screen, TextScreen), 400)
         screen = app.screen
         area = screen.query_one("#text-body")
@@ -28,7 +28,7 @@ async def test_a_skill_opens_as_markdown_and_a_journal_entry_as_a_diff() -> None
         assert "ctrl+e edits it beside SOUL.md" in str(screen.query_one("#text-note").render())
         await pilot.press("escape")
         assert await pause_until(pilot, lambda: not isinstance(app.screen, TextScreen))
-        app.show_journal_diff(entry_id)
+        app.pane_feeds.show_journal_diff(entry_id)
         assert await pause_until(pilot, lambda: isinstance(app.screen, TextScreen), 400)
         screen = app.screen
         area = screen.query_one("#text-body")

@@ -46,7 +46,7 @@ async def test_a_message_sent_while_the_agent_starts_goes_out_when_it_is_ready()
     factory = SlowFactory(agent)
     app = make_app(MODEL_CONFIG, agent_factory=factory)
     async with app.run_test(size=(120, 40)) as pilot:
-        assert await pause_until(pilot, lambda: app.agent_building)
+        assert await pause_until(pilot, lambda: app.lifecycle.building)
         await type_and_send(pilot, "hello")
         assert [b.text for b in app.main_screen.transcript.query(UserBlock)] == ["hello"]
         assert any("goes out when it is ready" in text for text in notices(app))
@@ -67,7 +67,7 @@ async def test_ctrl_c_drops_a_held_message() -> None:
     factory = SlowFactory(agent)
     app = make_app(MODEL_CONFIG, agent_factory=factory)
     async with app.run_test(size=(120, 40)) as pilot:
-        assert await pause_until(pilot, lambda: app.agent_building)
+        assert await pause_until(pilot, lambda: app.lifecycle.building)
         await type_and_send(pilot, "hello")
         assert app.turn_running
         await pilot.press("ctrl+c")
@@ -83,7 +83,7 @@ async def test_a_held_message_is_not_sent_when_the_agent_cannot_run() -> None:
     factory = SlowFactory(problem="the API key OPENROUTER_API_KEY is not set")
     app = make_app(MODEL_CONFIG, agent_factory=factory)
     async with app.run_test(size=(120, 40)) as pilot:
-        assert await pause_until(pilot, lambda: app.agent_building)
+        assert await pause_until(pilot, lambda: app.lifecycle.building)
         await type_and_send(pilot, "hello")
         factory.release.set()
         assert await pause_until(pilot, lambda: not app.turn_running, 600)

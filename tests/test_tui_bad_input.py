@@ -82,7 +82,7 @@ async def test_a_soul_md_that_is_not_utf8_is_said_once_in_the_transcript() -> No
     app.home.soul.write_bytes(b"# Who you are\n\nYou are Hermes \xff\xfe, plainly.\n")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
-        app.refresh_panes("budget")  # read again: the same note is not said twice
+        app.pane_feeds.refresh("budget")  # read again: the same note is not said twice
         await settle(pilot, app)
         said = [text for text in notices(app) if "SOUL.md" in text]
         assert said == [

@@ -179,7 +179,7 @@ async def open_stored_view(pilot: Any, app: Any, session_id: str, settle: int = 
     )
     transcript = app.screen.transcript
     assert await pause_until(
-        pilot, lambda: not transcript._history_pending and bool(transcript.query(UserBlock))
+        pilot, lambda: not transcript.paging._history_pending and bool(transcript.query(UserBlock))
     )
     for _ in range(settle):
         await pilot.pause()

@@ -29,24 +29,40 @@ from engine.threats.redact import Redactor
 from engine.tools.sandbox import sandbox_status
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
+from tui.agent_lifecycle import AgentLifecycle
 from tui.agent_port import AgentPort, drive_turn, interrupt, kill_process, oversized
-from tui.app_agent import AgentLifecycle
-from tui.app_commands import SlashCommands
-from tui.app_feeds import PaneFeeds
-from tui.app_history import HistoryFeeds
-from tui.commands import SLASH_COMMANDS, SessionEntry, SkillEntry, parse_slash, skill_commands
-from tui.live_files import LiveFilesMixin
+from tui.commands import (
+    SLASH_COMMANDS,
+    SessionEntry,
+    SkillEntry,
+    SlashCommands,
+    no_model_text,
+    parse_slash,
+    skill_commands,
+)
+from tui.history_feeds import HistoryFeeds
+from tui.live_files import DriftComputed, LiveFiles
+from tui.pane_feeds import PaneFeeds
+from tui.staleness import CATALOGS, NEXT_SESSION, PANE_NAMES, session_of, stale_after
 from tui.unsaved import UnsavedBuffers
+from tui.watcher import HomeChanged, OwnWritesLanded, WatchStatus
+from widgets.budget_pane import BudgetPane
+from widgets.compression_pane import CompressionPane
 from widgets.file_editor import FileEditor
 from widgets.gauge import GaugeLevels
+from widgets.memory_pane import MemoryPane
 from widgets.paste_chips import PasteLimits
+from widgets.pending_list import PendingList
 from widgets.prompt import PromptBox
+from widgets.skills_pane import SkillsPane
 from widgets.status_bar import StatusState
 from widgets.transcript import Transcript
+from widgets.transcript_history import HistoryWanted
 
 if TYPE_CHECKING:
     from tui.clipboard import CopyResult
     from tui.screens.editor import EditorScreen
+    from tui.screens.identity import Fetch
 
 AgentFactory = Callable[..., AgentPort]
 """`factory(home, config)` or `factory(home, config, resume=SESSION_ID)` (see `AgentBuilder`)."""
@@ -67,19 +83,6 @@ def display_path(path: Path) -> str:
         return "~/" + str(path.relative_to(home)) if path != home else "~"
     except ValueError:
         return str(path)
-
-
-def no_model_text(config_path: str) -> str:
-    return (
-        "No model is configured, so the agent cannot answer yet; every pane still works.\n"
-        "Choose one with ctrl+p → Choose the model: it writes config.yaml and starts the agent at once.\n"
-        f"Or add a model to {config_path} by hand, for example:\n"
-        "    model:\n"
-        "      default: anthropic/claude-sonnet-4\n"
-        "      base_url: https://openrouter.ai/api/v1\n"
-        "and OPENROUTER_API_KEY=… to .env beside it (any OpenAI-compatible server works, e.g. "
-        "base_url: http://localhost:11434/v1 for Ollama), then restart hws."
-    )
 
 
 def _skill_commands() -> type[Any]:
@@ -110,9 +113,7 @@ class CopyDone(Message):
         self.chars = chars
 
 
-class HwsApp(
-    LiveFilesMixin, AgentLifecycle, SlashCommands, PaneFeeds, HistoryFeeds, App[int], inherit_bindings=False
-):
+class HwsApp(App[int], inherit_bindings=False):
     """Hermes Workstation."""
 
     TITLE = "hws"
@@ -224,8 +225,12 @@ class HwsApp(
         self.unsaved = UnsavedBuffers(self)
         self.editor_screen: EditorScreen | None = None  # made by the first ctrl+e, kept from then on
         self._setup_themes()
-        self.init_feeds()
-        self.init_history()
+        self.history_feeds = HistoryFeeds(self)
+        self.pane_feeds = PaneFeeds(self)
+        self.commands = SlashCommands(self)
+        self.lifecycle = AgentLifecycle(self)
+        self.live_files = LiveFiles(self)
+        self.identity_fetch: Fetch | None = None  # how the identity view reads the provider (tests fix it)
 
     # Start-up.
 
@@ -305,9 +310,9 @@ class HwsApp(
 
     def on_mount(self) -> None:
         self._apply_keymap()
-        self.start_live_files()
+        self.live_files.start()
         if self.handle_terminate:
-            self.quit_on_terminate()
+            self.lifecycle.quit_on_terminate()
         main = self.main_screen
         for warning in self.startup_warnings:  # a toast catches the eye; the transcript keeps it
             self.notify(warning, severity="warning", timeout=12)
@@ -319,23 +324,84 @@ class HwsApp(
         if self.scripted_note:
             main.post_message(messages.Notice(self.scripted_note, "info", "i"))
         if self.agent is None and self.agent_factory is not None and self.config.model_name:
-            self.agent_building = True  # from now: a message sent before the build begins is held too
+            self.lifecycle.building = True  # from now: a message sent before the build begins is held too
             resume = self.resume_at
-            self.call_after_refresh(lambda: self.request_agent(resume, "resume" if resume else "start"))
+            self.call_after_refresh(
+                lambda: self.lifecycle.request_agent(resume, "resume" if resume else "start")
+            )
         elif self.agent is not None:
             self._adopt_given_agent()
         if self.skill_source is not None or self.session_source is not None:
             # In a thread: the session catalog runs its own event loop, and neither may hold up this one.
             self.call_after_refresh(self.reload_catalogs)
-        self.call_after_refresh(self.refresh_panes)
+        self.call_after_refresh(self.pane_feeds.refresh)
+
+    async def on_unmount(self) -> None:
+        self.live_files.stop()
+        await self.history_feeds.close()
+
+    # Live files: the watcher's news, the editors, the identity view.
+
+    @on(WatchStatus)
+    def _watch_status(self, message: WatchStatus) -> None:
+        self.live_files.watch_status(message)
+
+    @on(HomeChanged)
+    def _home_changed(self, message: HomeChanged) -> None:
+        self.live_files.route_changes(list(message.changes), external=True)
+
+    @on(OwnWritesLanded)
+    def _own_writes_landed(self, message: OwnWritesLanded) -> None:
+        self.live_files.own_writes_landed(message)
+
+    @on(DriftComputed)
+    def _drift_computed(self, message: DriftComputed) -> None:
+        self.live_files.drift_computed(message)
+
+    @on(FileEditor.SaveRequested)
+    def _save_file(self, message: FileEditor.SaveRequested) -> None:
+        self.live_files.editor_controller.save(message.editor)
+
+    @on(FileEditor.ExternalRequested)
+    def _edit_externally(self, message: FileEditor.ExternalRequested) -> None:
+        self.live_files.editor_controller.external(message.editor)
+
+    @on(FileEditor.Changed)
+    def _check_file(self, message: FileEditor.Changed) -> None:
+        self.live_files.editor_controller.schedule_check(message.editor)
+
+    @on(FileEditor.MoveRequested)
+    async def _move_editor(self, message: FileEditor.MoveRequested) -> None:
+        await self.live_files.move_editor(message)
+
+    @on(messages.FilesToEdit)
+    def _files_to_edit(self, message: messages.FilesToEdit) -> None:
+        self.open_editor(*message.names)
+
+    def open_editor(self, *names: str) -> None:
+        """ctrl+e, `/edit`: the editor screen (with `names` opened in its panes the first time)."""
+        self.live_files.open_editor(*names)
+
+    def action_edit(self) -> None:
+        self.live_files.edit()
+
+    def action_identity(self) -> None:
+        self.live_files.toggle_identity()
+
+    def action_new_session_now(self) -> None:
+        """ctrl+n: start a new session, which reads SOUL.md, the skills and memory from disk again.
+
+        During a turn it starts nothing and says so: ctrl+c interrupts, then ctrl+n again."""
+        key = self._keymap.get("new_session_now", "ctrl+n")
+        self.commands.new_conversation(key.split(",")[0].strip())
 
     async def action_quit(self) -> None:
         """ctrl+q: a file modified in an editor is asked about first (save / discard / cancel)."""
         editors = self.unsaved.editors()
         if editors:
-            self.unsaved.ask(editors, "quit", self.quit_now)
+            self.unsaved.ask(editors, "quit", self.lifecycle.quit_now)
             return
-        await self.quit_now()
+        await self.lifecycle.quit_now()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "edit" and self._in_an_editor():
@@ -421,18 +487,78 @@ class HwsApp(
     def _adopt_given_agent(self) -> None:
         """An agent handed to the constructor (tests, benchmarks) gets the background channel too."""
         if hasattr(self.agent, "on_background"):
-            self.agent.on_background = self.background_event  # type: ignore[union-attr]
+            self.agent.on_background = self.lifecycle.background_event  # type: ignore[union-attr]
 
     @on(messages.AgentReady)
     def _agent_ready(self, message: messages.AgentReady) -> None:
-        self.agent_ready(message)
+        self.lifecycle.agent_ready(message)
 
     @on(messages.AgentUnavailable)
     def _agent_unavailable(self, message: messages.AgentUnavailable) -> None:
-        self.agent_unavailable(message.reason)
+        self.lifecycle.agent_unavailable(message.reason)
         self.main_screen.post_message(
             messages.Notice(end_sentence(f"The agent cannot run: {message.reason}"), "warning", "!")
         )
+
+    # What a message the main screen showed made stale.
+
+    @on(messages.Shown)
+    def _shown(self, shown: messages.Shown) -> None:
+        message = shown.message
+        session_id = session_of(message)
+        if session_id and session_id != self.session_id:
+            self.session_id = session_id
+            self.pane_feeds.refresh()
+        stale = stale_after(message)
+        panes = [name for name in stale if name in PANE_NAMES]
+        if panes:
+            self.pane_feeds.refresh(*panes)
+        if CATALOGS in stale:
+            self.reload_catalogs()
+        if NEXT_SESSION in stale and isinstance(message, messages.SkillChanged):
+            self.live_files.skill_changed_on_disk(message.event.name)
+
+    # What the panes ask for.
+
+    @on(MemoryPane.ReloadRequested)
+    def _reload_memory(self) -> None:
+        self.pane_feeds.refresh("memory")
+
+    @on(BudgetPane.ReloadRequested)
+    def _reload_budget(self) -> None:
+        self.pane_feeds.refresh("budget")
+
+    @on(SkillsPane.ReloadRequested)
+    def _reload_skills(self) -> None:
+        self.pane_feeds.refresh("skills")  # (a changed skill's verdict is stale by its folder's stamp)
+
+    @on(CompressionPane.ReloadRequested)
+    def _reload_lineage(self) -> None:
+        self.pane_feeds.refresh("lineage")
+
+    @on(MemoryPane.UndoRequested)
+    def _undo_memory_entry(self, message: MemoryPane.UndoRequested) -> None:
+        self.pane_feeds.undo_memory_entry(message.entry_id)
+
+    @on(MemoryPane.DiffRequested)
+    def _show_journal_diff(self, message: MemoryPane.DiffRequested) -> None:
+        self.pane_feeds.show_journal_diff(message.entry_id)
+
+    @on(PendingList.DecisionRequested)
+    def _decide_pending(self, message: PendingList.DecisionRequested) -> None:
+        self.pane_feeds.decide_pending(message.subsystem, message.pending_id, message.decision)
+
+    @on(PendingList.DiffRequested)
+    def _show_pending_diff(self, message: PendingList.DiffRequested) -> None:
+        self.pane_feeds.show_pending_diff(message.subsystem, message.pending_id)
+
+    @on(SkillsPane.OpenRequested)
+    def _open_skill(self, message: SkillsPane.OpenRequested) -> None:
+        self.pane_feeds.open_skill(message.name, message.path, message.warnings)
+
+    @on(HistoryWanted)
+    def _history_wanted(self, message: HistoryWanted) -> None:
+        self.history_feeds.read_history_page(message)
 
     @work(thread=True, group="catalogs", exit_on_error=False, description="load skill and session catalogs")
     def reload_catalogs(self) -> None:
@@ -465,7 +591,7 @@ class HwsApp(
         if slash is not None:
             name, argument = slash
             if name in {c.name for c in SLASH_COMMANDS}:
-                await self.run_slash_command(name, argument)
+                await self.commands.run_slash_command(name, argument)
                 return
             if name not in {e.name for e in self.skill_entries}:
                 self.main_screen.post_message(
@@ -530,8 +656,8 @@ class HwsApp(
         main = self.main_screen
         self.last_sent, self.last_command = text, command
         main.post_message(messages.TurnSubmitted(self._redact(text)))  # a pasted key is not shown
-        if self.agent is None and self.agent_building:
-            self.hold_message(text, command)
+        if self.agent is None and self.lifecycle.building:
+            self.lifecycle.hold_message(text, command)
             return
         if self.agent is None:
             reason = self.agent_problem or "the agent is still starting"
@@ -546,10 +672,10 @@ class HwsApp(
             main.post_message(messages.TurnAborted("no agent"))
             return
         self.turn_running = True
-        self._run_turn(text, command)
+        self.run_turn(text, command)
 
     @work(exclusive=True, group="turn", exit_on_error=False, description="agent turn")
-    async def _run_turn(self, text: str, command: bool = False) -> None:
+    async def run_turn(self, text: str, command: bool = False) -> None:
         post = self.main_screen.post_message
         assert self.agent is not None
         finished = False
@@ -590,7 +716,7 @@ class HwsApp(
 
     @on(messages.InterruptRequested)
     async def _interrupt_requested(self) -> None:
-        if self.drop_held_message("interrupted"):
+        if self.lifecycle.drop_held_message("interrupted"):
             return
         if not self.turn_running or self.agent is None:
             return
@@ -681,12 +807,12 @@ class HwsApp(
                     f"Model set: {where}; the agent starts with it now (no restart).", "info", "✓"
                 )
             )
-            self.request_agent(None, "start")
+            self.lifecycle.request_agent(None, "start")
         elif self.agent is not None and self.agent_factory is not None and not self.turn_running:
             main.post_message(
                 messages.Notice(f"Model set: {where}; this session goes on with it.", "info", "✓")
             )
-            self.replace_agent("model_switch", self.session_id or None, "model")
+            self.lifecycle.replace_agent("model_switch", self.session_id or None, "model")
         else:
             main.post_message(
                 messages.Notice(
@@ -711,6 +837,68 @@ class HwsApp(
         prompt = self.main_screen.prompt
         prompt.set_text(f"/{name} ")
         prompt.input.focus()
+
+    # Past sessions.
+
+    def action_sessions(self) -> None:
+        from tui.screens.sessions import SessionsScreen
+
+        if isinstance(self.screen, SessionsScreen):
+            self.screen.close()
+            return
+        screen = SessionsScreen(
+            current=self.session_id,
+            page_size=int(self.tui.sessions_page),
+            state=self.history_feeds.sessions_list,
+        )
+        self.push_screen(screen, self.session_chosen)
+
+    @on(messages.SessionsWanted)
+    def _list_sessions(self, message: messages.SessionsWanted) -> None:
+        self.history_feeds.list_sessions(message.screen, message.offset, message.limit)
+
+    @on(messages.SessionsSearched)
+    def _search_sessions(self, message: messages.SessionsSearched) -> None:
+        self.history_feeds.search_sessions(message.screen, message.query)
+
+    @on(messages.LineageWanted)
+    def _lineage_rows(self, message: messages.LineageWanted) -> None:
+        self.history_feeds.lineage_rows(message.screen, message.session_id)
+
+    def session_chosen(self, choice: tuple[str, str, int | None] | None) -> None:
+        """What the sessions screen closed with: ("open" | "resume", session id, message to show)."""
+        if not choice:
+            return
+        action, session_id, around = choice
+        if action == "resume":
+            self.resume_session(session_id)
+        else:
+            self.view_session(session_id, around)
+
+    def view_session(self, session_id: str, around: int | None = None) -> None:
+        """Open a past session read-only (at `around`, a search hit, when given)."""
+        from tui.screens.session_view import SessionViewScreen
+
+        self.push_screen(SessionViewScreen(session_id, self.tui, around), self.session_chosen)
+
+    def resume_session(self, session_id: str) -> None:
+        """Continue a past conversation (at the tip of its compression chain) in the main window."""
+        if self.turn_running:
+            self.notify("Resuming waits for the running turn: ctrl+c interrupts it.", severity="warning")
+            return
+        if self.agent_factory is None:
+            self.main_screen.post_message(
+                messages.Notice("Resuming needs a model: configure one and restart.", "warning", "!")
+            )
+            return
+        if session_id == self.session_id:
+            self.notify("That is the conversation you are in.")
+            return
+        self.lifecycle.replace_agent("resumed_other", session_id, "resume")
+
+    def open_session(self, session_id: str) -> None:
+        """The palette's session entries: show the session read-only (r there resumes it)."""
+        self.view_session(session_id)
 
     # Copying.
 
@@ -788,6 +976,6 @@ def _without_model(builder: Any) -> dict[str, dict[str, Any]]:
 
 def _slash_runner(app: HwsApp, name: str) -> Callable[[], Any]:
     async def run() -> None:
-        await app.run_slash_command(name, "")
+        await app.commands.run_slash_command(name, "")
 
     return run

@@ -258,7 +258,7 @@ class DemoApp(HwsApp):
 
         agent = self.demo_agent
         old = agent.session_id if agent is not None else ""
-        self._agent_command("new", "")  # as ctrl+n does
+        self.commands.new_conversation()  # as ctrl+n does
         loop = asyncio.get_running_loop()
         deadline = loop.time() + TURN_TIMEOUT
         while agent is not None and agent.session_id == old and loop.time() < deadline:

@@ -24,9 +24,11 @@ from engine.storage.self_writes import content_hash
 from widgets.file_editor import FileEditor
 
 if TYPE_CHECKING:
-    from textual.app import App
     from textual.timer import Timer
 
+    from engine.config import Config
+    from engine.home import Home
+    from tui.app import HwsApp
     from tui.watcher import FileChange
 
 CHECK_DELAY_S = 0.15  # pause in typing before the buffer is checked again
@@ -46,19 +48,19 @@ def external_editor_command(configured: str) -> list[str]:
 class EditorController:
     """Runs the engine calls of the app's file editors and feeds the answers back to them."""
 
-    def __init__(self, app: App[Any]) -> None:
+    def __init__(self, app: HwsApp) -> None:
         self.app = app
         self.editors: weakref.WeakSet[FileEditor] = weakref.WeakSet()
         self._timers: dict[int, Timer] = {}
         self._saving: set[int] = set()  # editors whose save is running (their own write is no news)
 
     @property
-    def home(self) -> Any:
-        return self.app.home  # type: ignore[attr-defined]
+    def home(self) -> Home:
+        return self.app.home
 
     @property
-    def config(self) -> Any:
-        return self.app.config  # type: ignore[attr-defined]
+    def config(self) -> Config:
+        return self.app.config
 
     # -- opening ------------------------------------------------------------------------------------
 
@@ -197,9 +199,7 @@ class EditorController:
         editor.saved(result.text, result.digest, result.message)
         self.schedule_check(editor, delay=0)
         if result.status == "saved":
-            on_saved = getattr(self.app, "file_saved", None)
-            if on_saved is not None:
-                on_saved(target)
+            self.app.live_files.file_saved(target)
 
     def _conflict(self, editor: FileEditor, mine: str, result: editing.SaveResult) -> None:
         from tui.screens.conflict import KEEP_MINE, MERGE, TAKE_DISK, ConflictScreen

@@ -1,4 +1,4 @@
-"""The app's side of live files: the home watcher, routing its news to the panes, editors and identity.
+"""Live files: the home watcher, routing its news to the panes, editors and identity (held by the app).
 
 `HomeChanged` (from `tui.watcher`) arrives here: MEMORY.md / USER.md go to the memory pane, skill files
 to the skills pane and to the next session's Tier 1 index, SOUL.md to the identity layer; open editors
@@ -16,14 +16,14 @@ from textual.css.query import NoMatches
 from textual.message import Message
 
 from engine.text.sentences import sentence
-from tui.watcher import FileChange, HomeChanged, HomeWatcher, OwnWritesLanded, WatchStatus
+from tui.watcher import FileChange, HomeWatcher, OwnWritesLanded, WatchStatus
 from widgets.file_editor import FileEditor
 from widgets.next_session import SessionDrift
 
 if TYPE_CHECKING:
     from engine.editing.buffers import EditTarget
+    from tui.app import HwsApp
     from tui.file_editing import EditorController
-    from tui.screens.editor import EditorScreen
 
 STORE_LABEL = {"soul": "SOUL.md", "memory": "MEMORY.md", "user": "USER.md"}
 
@@ -36,28 +36,6 @@ class DriftComputed(Message):
         self.drift = drift
 
 
-def entry_summary(change: FileChange, width: int = 48) -> str:
-    """For a memory file: the entries a change added and removed, e.g. `: + "Hates light themes"`."""
-    if change.store not in ("memory", "user") or (change.after is None and change.before is None):
-        return ""
-    from engine.memory.format import parse_entries
-
-    before = parse_entries(change.before or "")
-    after = parse_entries(change.after or "")
-    added = [e for e in after if e not in before]
-    removed = [e for e in before if e not in after]
-    parts = [f'+ "{_clip(e, width)}"' for e in added[:1]] + [f'- "{_clip(e, width)}"' for e in removed[:1]]
-    more = len(added) + len(removed) - len(parts)
-    if more > 0:
-        parts.append(f"and {more} more")
-    return (": " + ", ".join(parts)) if parts else ""
-
-
-def _clip(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def change_label(change: FileChange, home_root: Any) -> str:
     if change.store in STORE_LABEL:
         return STORE_LABEL[change.store]
@@ -66,24 +44,21 @@ def change_label(change: FileChange, home_root: Any) -> str:
     return change.path.name
 
 
-class LiveFilesMixin:
-    """Mixed into `HwsApp`: owns the watcher and the editor controller, routes file news."""
+class LiveFiles:
+    """Held by the app: owns the watcher, the editor controller and the next-session comparison."""
 
-    app: Any
-    home: Any
-    config: Any
-    agent: Any
-    editor_screen: EditorScreen | None
-
-    def start_live_files(self) -> None:
+    def __init__(self, app: HwsApp) -> None:
+        self.app = app
         self._editor_controller: EditorController | None = None
         self.watcher: HomeWatcher | None = None
         self.watch_mode = ""
-        self.watch_status_text = ""  # what the status bar says of the watcher ("" for file events)
         self.session_drift = SessionDrift()
         self.changed_skills: list[str] = []
         self._baseline: dict[str, str] = {}
-        self.call_after_refresh(self._start_watcher)  # type: ignore[attr-defined]
+        self._stopped = False
+
+    def start(self) -> None:
+        self.app.call_after_refresh(self._start_watcher)
 
     @property
     def editor_controller(self) -> EditorController:
@@ -91,11 +66,11 @@ class LiveFilesMixin:
         if self._editor_controller is None:
             from tui.file_editing import EditorController
 
-            self._editor_controller = EditorController(self)  # type: ignore[arg-type]
+            self._editor_controller = EditorController(self.app)
         return self._editor_controller
 
     def _start_watcher(self) -> None:
-        self.run_worker(  # type: ignore[attr-defined]
+        self.app.run_worker(
             self._watch_in_thread,
             thread=True,
             group="watch",
@@ -104,58 +79,57 @@ class LiveFilesMixin:
         )
 
     def _watch_in_thread(self) -> None:
-        watch = self.config.watch
+        watch = self.app.config.watch
         watcher = HomeWatcher(
-            self.home,
-            self.post_message,  # type: ignore[attr-defined]
+            self.app.home,
+            self.app.post_message,
             debounce=float(watch.debounce_ms) / 1000,
             poll_interval=float(watch.poll_interval),
             mode=str(watch.mode),
             remember_max_bytes=int(watch.remember_max_bytes),
             on_changes=self._journal_external,
         )
-        if getattr(self, "_live_files_stopped", False):
+        if self._stopped:
             return  # the app closed before its watcher could start
         self.watcher = watcher
         watcher.start()
-        if getattr(self, "_live_files_stopped", False):  # closed while starting: do not leave it running
+        if self._stopped:  # closed while starting: do not leave it running
             watcher.stop()
             return
         self._baseline = self._disk_layers()  # what a session started now would see
 
-    def stop_live_files(self) -> None:
-        self._live_files_stopped = True
-        watcher = getattr(self, "watcher", None)
-        if watcher is not None:
-            watcher.stop()
-
-    def on_unmount(self) -> None:
-        self.stop_live_files()
+    def stop(self) -> None:
+        self._stopped = True
+        if self.watcher is not None:
+            self.watcher.stop()
 
     def _journal_external(self, changes: list[FileChange]) -> None:
         """On the watcher thread, before the news is posted: hand edits are journaled as `external`."""
         from engine.editing.external_edits import journal_external
 
         for change in changes:
-            journal_external(self.home, self.config, change.store, change.path, change.before, change.after)
+            journal_external(
+                self.app.home, self.app.config, change.store, change.path, change.before, change.after
+            )
 
     # -- the watcher's news -------------------------------------------------------------------------
 
-    def on_watch_status(self, message: WatchStatus) -> None:
+    def watch_status(self, message: WatchStatus) -> None:
         self.watch_mode = message.mode
         if message.mode == "events":
             text = ""
         elif message.mode == "polling":
-            text = f"files: polling every {float(self.config.watch.poll_interval):g}s"
+            text = f"files: polling every {float(self.app.config.watch.poll_interval):g}s"
         else:
             text = "files: not watched"
-        self.watch_status_text = text
         main = self.app.main_screen
-        if main is not None and main.is_mounted and not _closing(self):
+        if main is not None:
+            main.files_note = text  # the status bar's first frame shows it when the watcher spoke first
+        if main is not None and main.is_mounted and not _closing(self.app):
             for bar in main.query("#status"):  # none while the screen is still composing, or closing
-                bar.update_state(files=text)  # type: ignore[attr-defined]
+                bar.update_state(files=text)
         if message.reason and message.mode != "events":
-            self.notify(  # type: ignore[attr-defined]
+            self.app.notify(
                 sentence(
                     f"Files are {'polled' if message.mode == 'polling' else 'not watched'}: {message.reason}"
                 ),
@@ -163,29 +137,24 @@ class LiveFilesMixin:
                 timeout=10,
             )
 
-    def on_home_changed(self, message: HomeChanged) -> None:
-        self.route_changes(list(message.changes), external=True)
-
-    def on_own_writes_landed(self, message: OwnWritesLanded) -> None:
+    def own_writes_landed(self, message: OwnWritesLanded) -> None:
         """The agent (or one editor) wrote a file: other editors of it follow or flag it, nothing else."""
-        if not _closing(self) and self._editor_controller is not None:  # none: no editor was ever open
+        if not _closing(self.app) and self._editor_controller is not None:  # none: no editor was ever open
             self._editor_controller.files_changed(message.changes, own=True)
 
     def route_changes(self, changes: list[FileChange], external: bool) -> None:
         """Send each change to what shows it: panes, open editors, the next-session bar, the identity view."""
         main = self.app.main_screen
         stores = {c.store for c in changes}
-        if main is not None and main.is_mounted and not _closing(self):
+        if main is not None and main.is_mounted and not _closing(self.app):
             with contextlib.suppress(NoMatches):  # the screen is being taken down around us
                 if stores & {"memory", "user"}:
-                    self._refresh_pane(
-                        main.memory, [c for c in changes if c.store in ("memory", "user")], external
-                    )
+                    main.memory.reload_from_disk()
                 if "skill" in stores:
                     skill_changes = [c for c in changes if c.store == "skill"]
-                    self._refresh_pane(main.skills, skill_changes, external)
+                    main.skills.reload_from_disk()
                     if external:
-                        main.skills.changed_outside(_skill_dirs(self.home, skill_changes))
+                        main.skills.changed_outside(_skill_dirs(self.app.home, skill_changes))
                 if "pending_memory" in stores:  # a write staged or decided by another hws (or Hermes)
                     main.memory.reload_from_disk()
                 if "pending_skills" in stores:
@@ -194,7 +163,7 @@ class LiveFilesMixin:
             self._editor_controller.files_changed(changes)
         for change in changes:
             if change.store == "skill":
-                name = _skill_name(self.home, change.path)
+                name = _skill_name(self.app.home, change.path)
                 if name and name not in self.changed_skills:
                     self.changed_skills.append(name)
         if stores & {"soul", "skill"}:
@@ -204,37 +173,14 @@ class LiveFilesMixin:
             identity.action_refresh_view()
         shown_changes = [c for c in changes if not c.store.startswith("pending_")]  # the panes show those
         if external and shown_changes:
-            labels = sorted({change_label(c, self.home.root) for c in shown_changes})
+            labels = sorted({change_label(c, self.app.home.root) for c in shown_changes})
             shown = ", ".join(labels[:3]) + (f" and {len(labels) - 3} more" if len(labels) > 3 else "")
-            self.notify(f"Changed on disk: {shown}.", timeout=4)  # type: ignore[attr-defined]
-
-    def _refresh_pane(self, pane: Any, changes: list[FileChange], external: bool) -> None:
-        reload = getattr(pane, "reload_from_disk", None)
-        if reload is not None:
-            reload()
-            return
-        add_entry = getattr(pane, "add_entry", None)  # the panes before issue 7's: a line in their list
-        if add_entry is None:
-            return
-        from textual.content import Content
-
-        who = "external" if external else "you"
-        for change in changes:
-            add_entry(
-                Content.assemble(
-                    ("⟲ ", "$warning"),
-                    (change_label(change, self.home.root), "bold"),
-                    f" {change.kind} on disk ",
-                    (f"({who})", "$warning" if external else "$primary"),
-                    (entry_summary(change), ""),
-                    (" — the next session reads it", "dim"),
-                )
-            )
+            self.app.notify(f"Changed on disk: {shown}.", timeout=4)
 
     def _identity_screen(self) -> Any:
         from tui.screens.identity import IdentityScreen
 
-        for screen in self.screen_stack:  # type: ignore[attr-defined]
+        for screen in self.app.screen_stack:
             if isinstance(screen, IdentityScreen):
                 return screen
         return None
@@ -259,10 +205,10 @@ class LiveFilesMixin:
         from engine.prompt.build import identity_layer
         from engine.skills.library import SkillLibrary
 
-        identity = identity_layer(self.home, self.config, exact=False)
+        identity = identity_layer(self.app.home, self.app.config, exact=False)
         layers = {"identity": identity.text if identity else ""}
         try:
-            index = SkillLibrary(self.home, self.config).index()
+            index = SkillLibrary(self.app.home, self.app.config).index()
         except Exception:  # a broken skills folder must not break the bar
             layers["skills"] = ""
             layers["skills_detail"] = ""
@@ -275,7 +221,7 @@ class LiveFilesMixin:
 
     def _running_layers(self) -> dict[str, str]:
         """The running session's frozen identity and index (the agent's prompt, else what start saw)."""
-        prompt = getattr(self.agent, "prompt", None) if self.agent is not None else None
+        prompt = getattr(self.app.agent, "prompt", None) if self.app.agent is not None else None
         if prompt is None:
             return self._baseline
         stored = prompt.layer("stored")
@@ -287,7 +233,7 @@ class LiveFilesMixin:
         }
 
     def refresh_session_drift(self) -> None:
-        self.run_worker(  # type: ignore[attr-defined]
+        self.app.run_worker(
             self._drift_in_thread,
             thread=True,
             exclusive=True,
@@ -304,38 +250,26 @@ class LiveFilesMixin:
         soul = now["identity"].strip() not in running.get("identity", "")
         skills = now["skills"].strip() not in running.get("skills", "")
         drift = SessionDrift(soul, skills, now.get("skills_detail", ""), tuple(self.changed_skills))
-        self.post_message(DriftComputed(drift))  # type: ignore[attr-defined]
+        self.app.post_message(DriftComputed(drift))
 
-    def on_drift_computed(self, message: DriftComputed) -> None:
+    def drift_computed(self, message: DriftComputed) -> None:
         drift = message.drift
         if not drift.skills:
             self.changed_skills.clear()
             drift = SessionDrift(drift.soul, False, drift.skills_detail, ())
         self.session_drift = drift
         main = self.app.main_screen
-        if main is not None and main.is_mounted and not _closing(self):
+        if main is not None and main.is_mounted and not _closing(self.app):
             with contextlib.suppress(NoMatches):  # the screen is being taken down around us
                 main.next_session.show(drift)
-                budget = main.budget
-                mark = getattr(budget, "mark_layer_changed", None)  # issue 7's per-layer gauges, when present
-                if mark is not None:
-                    mark("identity", "changed on disk, applies to the next session" if drift.soul else "")
-                    mark("skills", "changed on disk, applies to the next session" if drift.skills else "")
         identity = self._identity_screen()
         if identity is not None:
             identity.mark_soul_changed(drift.soul)
 
-    def action_new_session_now(self) -> None:
-        """ctrl+n: start a new session, which reads SOUL.md, the skills and memory from disk again.
-
-        During a turn it starts nothing and says so: ctrl+c interrupts, then ctrl+n again."""
-        key = self._keymap.get("new_session_now", "ctrl+n")  # type: ignore[attr-defined]
-        self.app._agent_command("new", "", key.split(",")[0].strip())
-
     def session_restarted(self) -> None:
         """After /new (or a compression): the new prompt was read from disk, so compare again."""
-        if getattr(self.agent, "prompt", None) is None:  # no prompt to read: the disk now is the start
-            self.run_worker(  # type: ignore[attr-defined]
+        if getattr(self.app.agent, "prompt", None) is None:  # no prompt to read: the disk now is the start
+            self.app.run_worker(
                 self._rebase_in_thread, thread=True, group="session-drift", exit_on_error=False
             )
             return
@@ -351,27 +285,28 @@ class LiveFilesMixin:
         """ctrl+e: the editor screen (with `names` opened in its panes the first time)."""
         from tui.screens.editor import EditorScreen
 
-        screen = self.editor_screen
+        screen = self.app.editor_screen
         if screen is None:
             initial = (*names, "", "")[:2] if names else ("SOUL.md", "MEMORY.md")
-            screen = self.editor_screen = EditorScreen(initial)  # type: ignore[arg-type]
+            screen = self.app.editor_screen = EditorScreen(initial, self.editor_controller, self.app.unsaved)
             # Installed, so leaving it (esc) keeps it: a popped screen that is not installed is removed
             # with its editors, and the next ctrl+e pushed that empty screen and crashed hws.
-            self.install_screen(screen, name="hws-editor")  # type: ignore[attr-defined]
-            self.push_screen(screen)  # type: ignore[attr-defined]
+            self.app.install_screen(screen, name="hws-editor")
+            self.app.push_screen(screen)
             return
-        if screen not in self.screen_stack:  # type: ignore[attr-defined]
-            self.push_screen(screen)  # type: ignore[attr-defined]
+        if screen not in self.app.screen_stack:
+            self.app.push_screen(screen)
         for editor, name in zip((screen.focused_editor(), screen.right), names, strict=False):
             if name:
                 screen.open_named(editor, name)
 
-    def action_edit(self) -> None:
+    def edit(self) -> None:
+        """ctrl+e: reading a skill, edit that skill; else the editor screen."""
         from tui.screens.text_view import TextScreen
 
-        screen = self.screen  # type: ignore[attr-defined]
+        screen = self.app.screen
         if isinstance(screen, TextScreen) and screen.edit_name:  # reading a skill: edit that skill
-            self.pop_screen()  # type: ignore[attr-defined]
+            self.app.pop_screen()
             self.edit_beside_soul(screen.edit_name)
             return
         self.open_editor()
@@ -379,52 +314,45 @@ class LiveFilesMixin:
     def edit_beside_soul(self, name: str) -> None:
         """The editor with `name` (a skill) in its right pane, SOUL.md on the left the first time; a pane
         with unsaved changes is never replaced."""
-        screen = self.editor_screen
+        screen = self.app.editor_screen
         if screen is None:
             self.open_editor("SOUL.md", name)
             return
         free = next((e for e in (screen.right, screen.left) if not e.modified), None)
         if free is None:
-            self.notify(  # type: ignore[attr-defined]
+            self.app.notify(
                 f"Both editor panes have unsaved changes: save one (ctrl+s), then ctrl+o opens {name}.",
                 severity="warning",
             )
-        if screen not in self.screen_stack:  # type: ignore[attr-defined]
-            self.push_screen(screen)  # type: ignore[attr-defined]
+        if screen not in self.app.screen_stack:
+            self.app.push_screen(screen)
         if free is not None:
             screen.open_named(free, name)
             free.area.focus()
 
-    def action_identity(self) -> None:
+    def toggle_identity(self) -> None:
+        """f6: the identity view (SOUL.md and USER.md beside what was observed), or back from it."""
         from tui.screens.identity import IdentityScreen
 
-        if isinstance(self.screen, IdentityScreen):  # type: ignore[attr-defined]
-            self.pop_screen()  # type: ignore[attr-defined]
+        if isinstance(self.app.screen, IdentityScreen):
+            self.app.pop_screen()
             return
-        screen = IdentityScreen(getattr(self, "identity_fetch", None))
-        self.push_screen(screen)  # type: ignore[attr-defined]
-        self.call_after_refresh(lambda: screen.mark_soul_changed(self.session_drift.soul))  # type: ignore[attr-defined]
+        screen = IdentityScreen(self.app.identity_fetch)
+        self.app.push_screen(screen)
+        self.app.call_after_refresh(lambda: screen.mark_soul_changed(self.session_drift.soul))
 
-    def on_file_editor_save_requested(self, message: FileEditor.SaveRequested) -> None:
-        self.editor_controller.save(message.editor)
-
-    def on_file_editor_external_requested(self, message: FileEditor.ExternalRequested) -> None:
-        self.editor_controller.external(message.editor)
-
-    def on_file_editor_changed(self, message: FileEditor.Changed) -> None:
-        self.editor_controller.schedule_check(message.editor)
-
-    async def on_file_editor_move_requested(self, message: FileEditor.MoveRequested) -> None:
+    async def move_editor(self, message: FileEditor.MoveRequested) -> None:
+        """ctrl+t: an editor beside the transcript goes back to the editor screen, and back again."""
         from tui.screens.editor import EditorScreen
 
         editor = message.editor
         if isinstance(editor.screen, EditorScreen):
             await editor.screen.move_beside(editor)
             return
-        screen = self.editor_screen
+        screen = self.app.editor_screen
         pane = screen.pane_for_return() if screen is not None else None
         if screen is not None and pane is None:
-            self.notify(  # type: ignore[attr-defined]
+            self.app.notify(
                 f"Both editor panes have unsaved changes: save one (ctrl+s), then ctrl+t brings "
                 f"{editor.label} back. It stays beside the transcript.",
                 severity="warning",
@@ -435,10 +363,10 @@ class LiveFilesMixin:
         main = self.app.main_screen
         await main.close_beside()
         self.open_editor()
-        screen = self.editor_screen
+        screen = self.app.editor_screen
         assert screen is not None
         back = pane or screen.pane_for_return() or screen.left
-        self.call_after_refresh(lambda: screen.take_back(back, *state))
+        self.app.call_after_refresh(lambda: screen.take_back(back, *state))
 
 
 def _skill_name(home: Any, path: Any) -> str:

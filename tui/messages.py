@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from engine import events
+    from tui.screens.sessions import SessionsScreen
+    from widgets.budget_pane import BudgetView
+    from widgets.memory_pane import MemoryView
+    from widgets.skills_pane import SkillsView
 
 E = TypeVar("E", bound="events.Event")
 
@@ -229,14 +235,96 @@ class ConversationReset(Message, bubble=False):
         self.session_id = session_id
 
 
-class ViewLoaded(Message, bubble=False):
-    """A worker read what a pane shows (`pane`: memory, budget, skills, lineage); `seq` orders reads."""
+class PaneRead(Message, bubble=False):
+    """A worker read what one side pane shows; `is_current` is False once a newer reading began."""
 
-    def __init__(self, pane: str, view: object, seq: int = 0) -> None:
+    def __init__(self, is_current: Callable[[], bool]) -> None:
         super().__init__()
-        self.pane = pane
+        self.is_current = is_current
+
+
+class MemoryRead(PaneRead):
+    """The memory files, the journal and the pending memory writes, for the memory pane."""
+
+    def __init__(self, view: MemoryView, is_current: Callable[[], bool]) -> None:
+        super().__init__(is_current)
         self.view = view
-        self.seq = seq
+
+
+class BudgetRead(PaneRead):
+    """The prompt's layers measured against the context window, for the budget pane."""
+
+    def __init__(self, view: BudgetView, is_current: Callable[[], bool]) -> None:
+        super().__init__(is_current)
+        self.view = view
+
+
+class SkillsRead(PaneRead):
+    """The skills and their use, for the skills pane."""
+
+    def __init__(self, view: SkillsView, is_current: Callable[[], bool]) -> None:
+        super().__init__(is_current)
+        self.view = view
+
+
+class VerdictsRead(PaneRead):
+    """The guard's verdicts on the skills (name → (verdict, findings, summary)), for the skills pane."""
+
+    def __init__(self, verdicts: dict[str, tuple[str, int, str]], is_current: Callable[[], bool]) -> None:
+        super().__init__(is_current)
+        self.verdicts = verdicts
+
+
+class LineageRead(PaneRead):
+    """The running session's compression chain, oldest first, for the compression pane."""
+
+    def __init__(self, chain: tuple[str, ...], is_current: Callable[[], bool]) -> None:
+        super().__init__(is_current)
+        self.chain = chain
+
+
+class Shown(Message):
+    """The main screen showed `message`; the app reads again what it made stale (`tui.staleness`)."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__()
+        self.message = message
+
+
+class SessionsWanted(Message):
+    """The sessions screen wants `limit` conversations from `offset` on (the app reads them)."""
+
+    def __init__(self, screen: SessionsScreen, offset: int, limit: int) -> None:
+        super().__init__()
+        self.screen = screen
+        self.offset = offset
+        self.limit = limit
+
+
+class SessionsSearched(Message):
+    """The sessions screen wants the conversations that match `query`."""
+
+    def __init__(self, screen: SessionsScreen, query: str) -> None:
+        super().__init__()
+        self.screen = screen
+        self.query = query
+
+
+class LineageWanted(Message):
+    """The sessions screen wants the compression chain `session_id` belongs to."""
+
+    def __init__(self, screen: SessionsScreen, session_id: str) -> None:
+        super().__init__()
+        self.screen = screen
+        self.session_id = session_id
+
+
+class FilesToEdit(Message):
+    """Open the editor screen with these files (names as `/edit` takes them)."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        super().__init__()
+        self.names = names
 
 
 class AgentUnavailable(Message):

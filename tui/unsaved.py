@@ -74,7 +74,7 @@ class UnsavedBuffers:
             else:
                 self.app.call_later(proceed)
 
-        controller = self.app.editor_controller
+        controller = self.app.live_files.editor_controller
         for editor in editors:
             controller.save(editor, on_done=lambda result, editor=editor: done(editor, result))
 

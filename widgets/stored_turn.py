@@ -20,11 +20,13 @@ from textual.strip import Strip
 from textual.style import Style as VisualStyle
 from textual.visual import Visual
 
-from widgets.line_selection import SelectableLines
+from widgets.line_selection import paint_selection, selected_text
 from widgets.paste_chips import PasteLimits
 from widgets.transcript_blocks import UserBlock, reply_strips, tool_line, tool_text, user_content
 
 if TYPE_CHECKING:
+    from textual.selection import Selection
+
     from widgets.transcript_history import HistoryItem
 
 STORED_TURN_PARTS = {"stored-turn--user", "stored-turn--tool", "stored-turn--failed"}
@@ -32,7 +34,7 @@ STORED_TURN_PARTS = {"stored-turn--user", "stored-turn--tool", "stored-turn--fai
 INDENT = 2  # tool lines sit as far in as a separate ToolBlock's (padding 3 against this one's 1)
 
 
-class StoredTurn(SelectableLines, UserBlock):
+class StoredTurn(UserBlock):
     """One whole stored turn; as a `UserBlock` it is where the window may be cut (it knows its ref)."""
 
     DEFAULT_CSS = """
@@ -114,8 +116,14 @@ class StoredTurn(SelectableLines, UserBlock):
         width, style = self.size.width, self.rich_style
         lines = self._lines_for(width)
         if 0 <= y < len(lines):
-            return self.selectable_line(lines[y].adjust_cell_length(width).apply_style(style), y)
+            return paint_selection(self, lines[y].adjust_cell_length(width).apply_style(style), y)
         return Strip.blank(width, style)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selected_text(self.selectable_lines(), selection)
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
     def selectable_lines(self) -> list[Strip]:
         return self._lines_for(self.size.width)

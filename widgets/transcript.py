@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from widgets.live_reply import LiveReply
 
 
-class Transcript(HistoryWindow, VerticalScroll):
+class Transcript(VerticalScroll):
     """The scrolling conversation; follows new output unless the user has scrolled up.
 
     Old turns leave the DOM past the line budget and come back from state.db when the reader
@@ -143,17 +143,27 @@ class Transcript(HistoryWindow, VerticalScroll):
         self.last_reply = ""
         self.cursor: Widget | None = None
         self.pending_below = False
-        self.pruned: PrunedMarker | None = None
-        self.gap: GapMarker | None = None
         self._prune_pending = False
-        self.history_session = ""
         self.turn_active = False
         self._turn_user: UserBlock | None = None
-        self._history_request = 0
-        self._history_pending = ""
+        self.paging = HistoryWindow(self)  # the stored turns above and below the window
 
     def on_mount(self) -> None:
         self.anchor()
+
+    @on(PrunedMarker.Clicked)
+    def _load_earlier(self, message: PrunedMarker.Clicked) -> None:
+        message.stop()
+        self.paging.request_earlier()
+
+    @on(GapMarker.Clicked)
+    def _load_later(self, message: GapMarker.Clicked) -> None:
+        message.stop()
+        self.paging.request_later()
+
+    def open_history(self, session_id: str, around: int | None = None) -> None:
+        """Show a stored conversation: its newest page, or the page around one message."""
+        self.paging.open_history(session_id, around)
 
     # What the screen's handlers call.
 
@@ -190,11 +200,7 @@ class Transcript(HistoryWindow, VerticalScroll):
         self._turn_user = None
         self.turn_active = False
         self.cursor = None
-        self.pruned = None
-        self.gap = None
-        self._history_request += 1
-        self._history_pending = ""
-        self._forget_ahead()
+        self.paging.reset()
         self.pending_below = False
         await self.remove_children()
         self.anchor()
@@ -411,13 +417,14 @@ class Transcript(HistoryWindow, VerticalScroll):
         if self.pending_below and new_value >= self.max_scroll_y:
             self.pending_below = False
             self.post_message(self.NewOutputBelow(self, False))
-        if (self.pruned is not None and new_value <= 1) or self.gap is not None:
-            self.check_edges()
+        paging = self.paging
+        if (paging.pruned is not None and new_value <= 1) or paging.gap is not None:
+            paging.check_edges()
 
     @on(HistoryLoaded)
     async def _history_loaded(self, message: HistoryLoaded) -> None:
         message.stop()
-        await self.load_history(message.page)
+        await self.paging.load_history(message.page)
 
     def blocks(self) -> list[Widget]:
         return [child for child in self.children if hasattr(child, "copy_text")]
@@ -433,8 +440,8 @@ class Transcript(HistoryWindow, VerticalScroll):
         if height <= self.prune_keep_lines + self.prune_excess_lines:
             return 0
         excess = height - self.prune_keep_lines
-        cut = self.turn_cut(excess)
-        movable = [c for c in self.children if c is not self.pruned]
+        cut = self.paging.turn_cut(excess)
+        movable = [c for c in self.children if c is not self.paging.pruned]
         if cut is not None:
             doomed = movable[:cut]
             anchor = getattr(movable[cut], "ref", None)
@@ -445,7 +452,7 @@ class Transcript(HistoryWindow, VerticalScroll):
             return 0
         if self.cursor in doomed:
             self.cursor = None
-        marker = self._top_marker()
+        marker = self.paging.top_marker()
         if not marker.is_attached:
             await self.mount(marker, before=0)
         marker.add(len(doomed))
@@ -458,7 +465,7 @@ class Transcript(HistoryWindow, VerticalScroll):
         for child in self.children:
             if excess <= 0:
                 break
-            if child is self.pruned or child is self._live or child is self._reasoning:
+            if child is self.paging.pruned or child is self._live or child is self._reasoning:
                 continue
             if isinstance(child, (ApprovalBlock, GapMarker)) and getattr(child, "decision", None) is None:
                 break  # never remove a question the turn is waiting on, nor the gap
@@ -501,7 +508,7 @@ class Transcript(HistoryWindow, VerticalScroll):
 
     async def _thaw_cursor(self, turn: StoredTurn) -> None:
         """Enter on a stored turn: its blocks, separate, with the cursor on its user message."""
-        first = await self.thaw(turn)
+        first = await self.paging.thaw(turn)
         if first is not None:
             self._move_cursor_to(first)
 
@@ -517,8 +524,8 @@ class Transcript(HistoryWindow, VerticalScroll):
 
     async def action_follow(self) -> None:
         self._move_cursor_to(None)
-        if self.gap is not None:
-            await self.jump_to_newest()
+        if self.paging.gap is not None:
+            await self.paging.jump_to_newest()
         self.anchor()
         if self.pending_below:
             self.pending_below = False

@@ -23,11 +23,13 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from engine.text.size import size_words
-from widgets.line_selection import SelectableLines
+from widgets.line_selection import paint_selection, selected_text
 from widgets.markdown_render import markdown_strips
 from widgets.paste_chips import PasteLimits
 
 if TYPE_CHECKING:
+    from textual.selection import Selection
+
     from engine import events
 
 DECISIONS = (("once", "Approve once"), ("session", "Approve for this session"), ("deny", "Deny"))
@@ -152,7 +154,7 @@ def reply_strips(source: str, width: int, continued: bool = False) -> list[Strip
     return strips
 
 
-class FrozenReply(SelectableLines, Widget):
+class FrozenReply(Widget):
     """A finished reply: Markdown laid out once (in a thread) into strips, drawn line by line.
 
     It is mounted only when its strips are ready, so it never shows half-drawn; a width change
@@ -197,8 +199,14 @@ class FrozenReply(SelectableLines, Widget):
         width, style = self.size.width, self.rich_style
         if 0 <= y < len(self._strips):
             # The widget's own colours go under the text (the line API paints no background itself).
-            return self.selectable_line(self._strips[y].adjust_cell_length(width).apply_style(style), y)
+            return paint_selection(self, self._strips[y].adjust_cell_length(width).apply_style(style), y)
         return Strip.blank(width, style)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selected_text(self.selectable_lines(), selection)
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
     def selectable_lines(self) -> list[Strip]:
         return self._strips
@@ -468,11 +476,12 @@ class PrunedMarker(Block):
             text = f"⋯ {self.count:,} earlier blocks left the screen; the session keeps every message ⋯"
         self.update(text)
 
+    class Clicked(Message):
+        """The reader clicked the marker: the transcript loads the page above it."""
+
     def on_click(self, event: Click) -> None:
         event.stop()
-        transcript = self.parent
-        if transcript is not None and hasattr(transcript, "request_earlier"):
-            transcript.request_earlier()
+        self.post_message(self.Clicked())
 
 
 class GapMarker(Block):
@@ -508,11 +517,12 @@ class GapMarker(Block):
             else "⋯ later messages: scroll down or click to load · end jumps to the newest ⋯"
         )
 
+    class Clicked(Message):
+        """The reader clicked the gap: the transcript loads the messages after it."""
+
     def on_click(self, event: Click) -> None:
         event.stop()
-        transcript = self.parent
-        if transcript is not None and hasattr(transcript, "request_later"):
-            transcript.request_later()
+        self.post_message(self.Clicked())
 
 
 class CompactionBlock(Block):

@@ -34,6 +34,7 @@ from widgets.transcript_blocks import (
 
 if TYPE_CHECKING:
     from engine import events
+    from widgets.transcript import Transcript
 
 
 @dataclass(frozen=True)
@@ -152,46 +153,33 @@ def is_turn_start(widget: Widget) -> bool:
 
 
 class HistoryWindow:
-    """The paging half of `Transcript` (which supplies the DOM, the sizes and the line budget)."""
+    """The transcript's paging: which stored turns are above and below its window, and asking for them.
 
-    pruned: PrunedMarker | None
-    gap: GapMarker | None
-    prune_keep_lines: int
-    prune_excess_lines: int
-    tool_preview_chars: int
-    paste_limits: PasteLimits
-    history_session: str
-    turn_active: bool
-    _history_request: int
-    _history_pending: str
-    _history_focus: int | None = None  # the stored message the first page opens at (a search hit)
-    # The page above the window, read ahead while the reader looks at this one (so the next step
-    # up mounts at once): its anchor, the question's number (negative: never a step's), the answer.
-    _ahead_anchor: Ref | None = None
-    _ahead_request: int = 0
-    _ahead_page: HistoryPage | None = None
-    _ahead_claimed: int = 0  # a step asked for it before it came: the step's request number
+    Held by the `Transcript` (`transcript.paging`), whose DOM, sizes and line budget it works on.
+    """
 
-    if TYPE_CHECKING:
-        children: Any
-        scroll_y: float
-        max_scroll_y: float
-        size: Any
-        scrollable_content_region: Any
-        app: Any
-        cursor: Widget | None
+    def __init__(self, view: Transcript) -> None:
+        self.view = view
+        self.pruned: PrunedMarker | None = None
+        self.gap: GapMarker | None = None
+        self.history_session = ""
+        self._history_request = 0
+        self._history_pending = ""
+        self._history_focus: int | None = None  # the stored message the first page opens at (a search hit)
+        # The page above the window, read ahead while the reader looks at this one (so the next step
+        # up mounts at once): its anchor, the question's number (negative: never a step's), the answer.
+        self._ahead_anchor: Ref | None = None
+        self._ahead_request = 0
+        self._ahead_page: HistoryPage | None = None
+        self._ahead_claimed = 0  # a step asked for it before it came: the step's request number
 
-        def post_message(self, message: Message) -> bool: ...
-        async def mount_all(self, widgets: Any, *, before: Any = None, after: Any = None) -> Any: ...
-        async def mount(self, *widgets: Any, before: Any = None, after: Any = None) -> Any: ...
-        async def remove_children(self, selector: Any = ...) -> Any: ...
-        def scroll_to(self, *args: Any, **kwargs: Any) -> Any: ...
-        def scroll_end(self, *args: Any, **kwargs: Any) -> Any: ...
-        def call_after_refresh(self, callback: Any, *args: Any) -> bool: ...
-        def anchor(self, anchor: bool = True) -> None: ...
-
-        show_vertical_scrollbar: bool
-        styles: Any
+    def reset(self) -> None:
+        """The transcript was cleared: no window edges, and answers to earlier questions are dropped."""
+        self.pruned = None
+        self.gap = None
+        self._history_request += 1
+        self._history_pending = ""
+        self._forget_ahead()
 
     # Asking.
 
@@ -199,9 +187,9 @@ class HistoryWindow:
         self._history_request += 1
         self._history_pending = direction
         width = self._reply_width()
-        self.post_message(
+        self.view.app.post_message(  # to the app, which reads state.db (past the screen that asked)
             HistoryWanted(
-                self,  # type: ignore[arg-type]
+                self.view,
                 direction,
                 anchor,
                 stop=stop,
@@ -215,15 +203,15 @@ class HistoryWindow:
         """The width replies are laid out at: the blocks' content width once the scrollbar shows
         (a page of stored history nearly always brings it; laying out for one column more would
         lay every reply out again the moment it appears)."""
-        width = self.scrollable_content_region.width
-        if not self.show_vertical_scrollbar:
-            width -= self.styles.scrollbar_size_vertical
+        width = self.view.scrollable_content_region.width
+        if not self.view.show_vertical_scrollbar:
+            width -= self.view.styles.scrollbar_size_vertical
         return max(20, width - 2)
 
     def open_history(self, session_id: str, around: int | None = None) -> None:
         """Show a stored conversation: its newest page, or the page around one message."""
-        if not self.scrollable_content_region.width:  # not laid out yet: replies would be laid out
-            self.call_after_refresh(self.open_history, session_id, around)  # at the wrong width
+        if not self.view.scrollable_content_region.width:  # not laid out yet: replies would be laid out
+            self.view.call_after_refresh(self.open_history, session_id, around)  # at the wrong width
             return
         self.history_session = session_id
         self._history_focus = around
@@ -242,7 +230,7 @@ class HistoryWindow:
             page = self._ahead_page
             if page is not None:
                 self._forget_ahead()
-                self.call_later(self.load_history, replace(page, request=self._history_request))
+                self.view.call_later(self.load_history, replace(page, request=self._history_request))
             else:  # its answer is this step's
                 self._ahead_claimed = self._history_request
                 marker.set_loading(True)
@@ -259,9 +247,9 @@ class HistoryWindow:
         self._ahead_request -= 1
         self._ahead_anchor, self._ahead_page, self._ahead_claimed = marker.anchor, None, 0
         width = self._reply_width()
-        self.post_message(
+        self.view.app.post_message(  # to the app, which reads state.db (past the screen that asked)
             HistoryWanted(
-                self,  # type: ignore[arg-type]
+                self.view,
                 "up",
                 marker.anchor,
                 width=width,
@@ -286,14 +274,14 @@ class HistoryWindow:
         if self._history_pending:
             return
         marker = self.pruned
-        at_top = self.scroll_y <= 1 or self.max_scroll_y <= 0
+        at_top = self.view.scroll_y <= 1 or self.view.max_scroll_y <= 0
         if marker is not None and marker.anchor is not None and marker.more and at_top:
             self.request_earlier()
             return
         gap = self.gap
         if gap is not None and gap.is_attached:
             top = gap.virtual_region.y
-            if top <= self.scroll_y + self.size.height:
+            if top <= self.view.scroll_y + self.view.size.height:
                 self.request_later()
 
     # Receiving.
@@ -321,7 +309,7 @@ class HistoryWindow:
                 self.pruned.set_loading(False)
             if self.gap is not None:
                 self.gap.set_loading(False)
-            await self.mount(NoticeBlock(page.error, "warning", "!"))
+            await self.view.mount(NoticeBlock(page.error, "warning", "!"))
             return
         if page.direction in ("tail", "around"):
             await self._load_first(page)
@@ -329,33 +317,33 @@ class HistoryWindow:
             await self._load_up(page)
         else:
             await self._load_down(page)
-        self.call_after_refresh(self.check_edges)
+        self.view.call_after_refresh(self.check_edges)
         if page.direction != "down":
-            self.call_after_refresh(self._read_ahead)
+            self.view.call_after_refresh(self._read_ahead)
 
     async def _load_first(self, page: HistoryPage) -> None:
-        blocks = blocks_for(page.items, self.tool_preview_chars, self.paste_limits)
-        marker = self._top_marker()
+        blocks = blocks_for(page.items, self.view.tool_preview_chars, self.view.paste_limits)
+        marker = self.top_marker()
         if not marker.is_attached:
-            await self.mount(marker, before=0)
+            await self.view.mount(marker, before=0)
         marker.set_anchor(page.first, page.more_above)
         marker.set_loading(False)
         if blocks:
-            await self.mount_all(blocks, after=marker)
+            await self.view.mount_all(blocks, after=marker)
         hit = self._block_holding(blocks, self._history_focus) if page.direction == "around" else None
         if page.more_below and page.last is not None:
             self.gap = GapMarker(page.last, None)
-            await self.mount(self.gap, after=blocks[-1] if blocks else marker)
-            self.anchor(False)
+            await self.view.mount(self.gap, after=blocks[-1] if blocks else marker)
+            self.view.anchor(False)
             middle = blocks[len(blocks) // 2] if blocks else None
-            self.call_after_refresh(self._show_first_page, hit or middle)
+            self.view.call_after_refresh(self._show_first_page, hit or middle)
         elif hit is not None:
-            self.anchor(False)  # at the hit, not the end: the newest messages are below it
-            self.call_after_refresh(self._show_first_page, hit)
+            self.view.anchor(False)  # at the hit, not the end: the newest messages are below it
+            self.view.call_after_refresh(self._show_first_page, hit)
         else:
-            self.call_after_refresh(lambda: self.scroll_end(animate=False))
+            self.view.call_after_refresh(lambda: self.view.scroll_end(animate=False))
         if hit is not None:
-            self.call_after_refresh(self._mark_hit, hit)
+            self.view.call_after_refresh(self._mark_hit, hit)
 
     @staticmethod
     def _block_holding(blocks: Sequence[Widget], message_id: int | None) -> Widget | None:
@@ -370,33 +358,33 @@ class HistoryWindow:
 
     def _mark_hit(self, block: Widget) -> None:
         """The block of the message the view was opened at carries the cursor (enter expands it)."""
-        if block.is_attached and self.cursor is None:
-            self.cursor = block
+        if block.is_attached and self.view.cursor is None:
+            self.view.cursor = block
             block.add_class("-cursor")
 
     def _show_first_page(self, widget: Widget | None) -> None:
         if widget is not None and widget.is_attached:
-            self.scroll_to(y=max(0, widget.virtual_region.y - 2), animate=False)  # type: ignore[attr-defined]
+            self.view.scroll_to(y=max(0, widget.virtual_region.y - 2), animate=False)
 
     async def _load_up(self, page: HistoryPage) -> None:
-        marker = self._top_marker()
+        marker = self.top_marker()
         marker.set_loading(False)
         marker.set_anchor(page.first if page.items else marker.anchor, page.more_above)
         if not page.items:
             return
-        blocks = blocks_for(page.items, self.tool_preview_chars, self.paste_limits)
+        blocks = blocks_for(page.items, self.view.tool_preview_chars, self.view.paste_limits)
         following = self._first_block_after(marker)
         before_y = following.virtual_region.y if following is not None else 0
-        await self.mount_all(blocks, after=marker)
+        await self.view.mount_all(blocks, after=marker)
 
         def keep_place() -> None:
             if following is not None and following.is_attached:
                 shift = following.virtual_region.y - before_y
                 if shift > 0:  # at once: the edge check queued behind this must see the new place
-                    self.scroll_to(y=self.scroll_y + shift, animate=False, immediate=True)
-            self.call_after_refresh(self.prune_bottom)
+                    self.view.scroll_to(y=self.view.scroll_y + shift, animate=False, immediate=True)
+            self.view.call_after_refresh(self.prune_bottom)
 
-        self.call_after_refresh(keep_place)
+        self.view.call_after_refresh(keep_place)
 
     async def _load_down(self, page: HistoryPage) -> None:
         gap = self.gap
@@ -404,27 +392,27 @@ class HistoryWindow:
             return
         gap.set_loading(False)
         if page.items:
-            blocks = blocks_for(page.items, self.tool_preview_chars, self.paste_limits)
-            await self.mount_all(blocks, before=gap)
+            blocks = blocks_for(page.items, self.view.tool_preview_chars, self.view.paste_limits)
+            await self.view.mount_all(blocks, before=gap)
         if page.last is not None:
             gap.after = page.last
         if not page.more_below:
             self.gap = None
             await gap.remove()
-        self.call_after_refresh(self._prune_top_after_down)
+        self.view.call_after_refresh(self._prune_top_after_down)
 
     async def _prune_top_after_down(self) -> None:
-        await self.prune()  # type: ignore[attr-defined]
+        await self.view.prune()
 
     # The window's edges.
 
-    def _top_marker(self) -> PrunedMarker:
+    def top_marker(self) -> PrunedMarker:
         if self.pruned is None:
             self.pruned = PrunedMarker()
         return self.pruned
 
     def _first_block_after(self, marker: Widget) -> Widget | None:
-        children = list(self.children)
+        children = list(self.view.children)
         if marker in children:
             index = children.index(marker)
             if index + 1 < len(children):
@@ -433,7 +421,7 @@ class HistoryWindow:
 
     def turn_cut(self, excess: int) -> int | None:
         """How many leading children to drop (whole turns) to shed at least `excess` lines, if any."""
-        children = [c for c in self.children if c is not self.pruned]
+        children = [c for c in self.view.children if c is not self.pruned]
         height = 0
         best = None
         for index, child in enumerate(children):
@@ -450,11 +438,11 @@ class HistoryWindow:
 
     async def prune_bottom(self) -> int:
         """After paging up past the budget: drop whole turns just above the gap (or the end)."""
-        if self.turn_active:
+        if self.view.turn_active:
             return 0
-        children = [c for c in self.children]
+        children = [c for c in self.view.children]
         height = sum(child.outer_size.height for child in children)
-        if height <= self.prune_keep_lines + self.prune_excess_lines:
+        if height <= self.view.prune_keep_lines + self.view.prune_excess_lines:
             return 0
         end = children.index(self.gap) if self.gap is not None and self.gap in children else None
         if end is None:  # keep the newest turn: the gap stops at it
@@ -462,7 +450,7 @@ class HistoryWindow:
             if len(starts) < 2:
                 return 0
             end = starts[-1]
-        excess = height - self.prune_keep_lines
+        excess = height - self.view.prune_keep_lines
         start = end
         removed = 0
         for index in range(end - 1, -1, -1):
@@ -480,16 +468,16 @@ class HistoryWindow:
         first = doomed[0]
         assert first.ref is not None  # type: ignore[attr-defined]
         after: Ref = (first.ref[0], first.ref[1] - 1)  # type: ignore[attr-defined]
-        if self.cursor in doomed:
-            self.cursor = None
+        if self.view.cursor in doomed:
+            self.view.cursor = None
         if self.gap is None:
             stop_block = children[end] if end < len(children) else None
             stop = getattr(stop_block, "ref", None)
             self.gap = GapMarker(after, stop)
-            await self.mount(self.gap, before=first)
+            await self.view.mount(self.gap, before=first)
         else:
             self.gap.after = after
-        await self.remove_children(doomed)
+        await self.view.remove_children(doomed)
         return len(doomed)
 
     async def thaw(self, turn: Widget) -> Widget | None:
@@ -504,11 +492,11 @@ class HistoryWindow:
             else item
             for index, item in enumerate(turn.items)
         ]
-        blocks = [block_for(item, self.tool_preview_chars, self.paste_limits) for item in items]
-        with self.app.batch_update():
-            await self.mount_all(blocks, before=turn)
-            if self.cursor is turn:
-                self.cursor = None
+        blocks = [block_for(item, self.view.tool_preview_chars, self.view.paste_limits) for item in items]
+        with self.view.app.batch_update():
+            await self.view.mount_all(blocks, before=turn)
+            if self.view.cursor is turn:
+                self.view.cursor = None
             await turn.remove()
         return blocks[0] if blocks else None
 
@@ -517,16 +505,16 @@ class HistoryWindow:
         gap = self.gap
         if gap is None or not gap.is_attached:
             return
-        children = list(self.children)
+        children = list(self.view.children)
         index = children.index(gap)
         doomed = [c for c in children[: index + 1] if c is not self.pruned]
         below = children[index + 1] if index + 1 < len(children) else None
         self.gap = None
-        if self.cursor in doomed:
-            self.cursor = None
-        await self.remove_children(doomed)
-        marker = self._top_marker()
+        if self.view.cursor in doomed:
+            self.view.cursor = None
+        await self.view.remove_children(doomed)
+        marker = self.top_marker()
         if not marker.is_attached:
-            await self.mount(marker, before=0)
+            await self.view.mount(marker, before=0)
         anchor = getattr(below, "ref", None)
         marker.set_anchor(anchor, anchor is not None)

@@ -24,6 +24,8 @@ from widgets.file_editor import FileEditor
 
 if TYPE_CHECKING:
     from engine.editing.buffers import EditTarget
+    from tui.file_editing import EditorController
+    from tui.unsaved import UnsavedBuffers
 
 HINTS = (
     "ctrl+o open · ctrl+s save · ctrl+g $EDITOR · ctrl+t beside the transcript · "
@@ -41,9 +43,13 @@ class EditorScreen(Screen[None]):
         Binding("escape", "close", "back", id="editor_close", tooltip="Back to the workstation"),
     ]
 
-    def __init__(self, initial: tuple[str, str] = ("SOUL.md", "MEMORY.md")) -> None:
+    def __init__(
+        self, initial: tuple[str, str], controller: EditorController, unsaved: UnsavedBuffers
+    ) -> None:
         super().__init__()
         self.initial = initial
+        self.controller = controller  # runs the engine calls of both panes
+        self.unsaved = unsaved  # asks before a modified pane is replaced
         self._opened_initial = False
         self._focus_when_open: FileEditor | None = None  # the pane that takes focus once its file loads
         self.beside_from: FileEditor | None = None  # the pane whose file went beside the transcript
@@ -64,10 +70,6 @@ class EditorScreen(Screen[None]):
     @property
     def right(self) -> FileEditor:
         return self.query_one("#editor-right", FileEditor)
-
-    @property
-    def controller(self) -> Any:
-        return self.app.editor_controller  # type: ignore[attr-defined]
 
     def on_mount(self) -> None:
         if not self._opened_initial:
@@ -105,9 +107,7 @@ class EditorScreen(Screen[None]):
             showing.area.focus()
             return
         if editor.has_file and editor.modified:
-            self.app.unsaved.ask(  # type: ignore[attr-defined]
-                [editor], f"open {target.label}", lambda: self._load(editor, target)
-            )
+            self.unsaved.ask([editor], f"open {target.label}", lambda: self._load(editor, target))
             return
         self._load(editor, target)
 

@@ -18,6 +18,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tui import messages
 from widgets.identity_view import IdentityPairView
 
 if TYPE_CHECKING:
@@ -139,10 +140,8 @@ class IdentityScreen(Screen[None]):
         )
 
     def action_edit_soul(self) -> None:
-        open_editor = getattr(self.app, "open_editor", None)
-        if open_editor is not None:
-            self.app.pop_screen()
-            open_editor("SOUL.md")
+        self.app.pop_screen()
+        self.app.post_message(messages.FilesToEdit(("SOUL.md",)))
 
     def action_close(self) -> None:
         self.app.pop_screen()

@@ -18,6 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
@@ -32,12 +33,10 @@ from widgets.memory_pane import MemoryPane
 from widgets.next_session import NextSessionBar
 from widgets.pane import Pane
 from widgets.paste_chips import PasteLimits
-from widgets.pending_list import PendingList
 from widgets.prompt import PromptBox, SlashCommand
 from widgets.skills_pane import SkillsPane
 from widgets.status_bar import StatusBar, StatusState
 from widgets.transcript import Transcript, TranscriptPane
-from widgets.transcript_history import HistoryWanted
 
 PANE_IDS = ("transcript", "memory", "budget", "skills", "compression")
 
@@ -153,6 +152,8 @@ class MainScreen(Screen[None]):
         self.settings = settings
         self.clock = clock
         self.wall_clock = wall_clock
+        self.session_id = ""  # the conversation's session, as the messages told it
+        self.files_note = ""  # what the status bar says of the file watcher ("" while it has events)
         self._turn_note = ""  # the status note a running turn set (a retry), cleared when it succeeds
         self._turn_failed = False
         self._layer_notes_said: set[str] = set()
@@ -204,9 +205,8 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self._fit_side()
         self.watch_shown(self.shown)
-        files = getattr(self.app, "watch_status_text", "")  # the watcher may have spoken first
-        if files:
-            self.status.update_state(files=files)
+        if self.files_note:  # the watcher spoke first
+            self.status.update_state(files=self.files_note)
 
     def on_resize(self) -> None:
         self._fit_side()
@@ -397,25 +397,34 @@ class MainScreen(Screen[None]):
 
     # What the app's workers read: the only way pane contents change besides engine events.
 
-    @on(messages.ViewLoaded)
-    def _view_loaded(self, message: messages.ViewLoaded) -> None:
-        app = self.app
-        if not app.reading_is_current(message.pane, message.seq):  # type: ignore[attr-defined]
+    @on(messages.MemoryRead)
+    def _show_memory(self, message: messages.MemoryRead) -> None:
+        if message.is_current():
+            self.memory.show(message.view)
+
+    @on(messages.BudgetRead)
+    def _show_budget(self, message: messages.BudgetRead) -> None:
+        if not message.is_current():
             return
         view = message.view
-        if message.pane == "memory":
-            self.memory.show(view)  # type: ignore[arg-type]
-        elif message.pane == "budget":
-            assert isinstance(view, BudgetView)
-            self.budget.show(view)
-            self.status.update_state(context_used=self.budget.used, context_window=view.window)
-            self._say_layer_problems(view)
-        elif message.pane == "skills":
-            self.skills.show(view)  # type: ignore[arg-type]
-        elif message.pane == "verdicts":
-            self.skills.set_verdicts(view)  # type: ignore[arg-type]
-        elif message.pane == "lineage":
-            self.compression.set_lineage(tuple(view))  # type: ignore[call-overload]
+        self.budget.show(view)
+        self.status.update_state(context_used=self.budget.used, context_window=view.window)
+        self._say_layer_problems(view)
+
+    @on(messages.SkillsRead)
+    def _show_skills(self, message: messages.SkillsRead) -> None:
+        if message.is_current():
+            self.skills.show(message.view)
+
+    @on(messages.VerdictsRead)
+    def _show_verdicts(self, message: messages.VerdictsRead) -> None:
+        if message.is_current():
+            self.skills.set_verdicts(message.verdicts)
+
+    @on(messages.LineageRead)
+    def _show_lineage(self, message: messages.LineageRead) -> None:
+        if message.is_current():
+            self.compression.set_lineage(message.chain)
 
     def _say_layer_problems(self, view: BudgetView) -> None:
         """A file of the person's that reaches the prompt damaged (not UTF-8, blocked, cut): said once.
@@ -430,47 +439,6 @@ class MainScreen(Screen[None]):
             what = "SOUL.md" if layer.name == "identity" else "the project's context file"
             self.post_message(messages.Notice(f"{what} in the prompt: {layer.note}", "warning", "!"))
 
-    @on(MemoryPane.ReloadRequested)
-    def _reload_memory(self) -> None:
-        self.app.reload_pane("memory")  # type: ignore[attr-defined]
-
-    @on(BudgetPane.ReloadRequested)
-    def _reload_budget(self) -> None:
-        self.app.reload_pane("budget")  # type: ignore[attr-defined]
-
-    @on(SkillsPane.ReloadRequested)
-    def _reload_skills(self) -> None:
-        self.app.reload_pane("skills")  # type: ignore[attr-defined]
-
-    @on(CompressionPane.ReloadRequested)
-    def _reload_lineage(self) -> None:
-        self.app.reload_pane("lineage")  # type: ignore[attr-defined]
-
-    @on(MemoryPane.UndoRequested)
-    def _undo_memory(self, message: MemoryPane.UndoRequested) -> None:
-        self.app.undo_memory_entry(message.entry_id)  # type: ignore[attr-defined]
-
-    @on(MemoryPane.DiffRequested)
-    def _memory_diff(self, message: MemoryPane.DiffRequested) -> None:
-        self.app.show_journal_diff(message.entry_id)  # type: ignore[attr-defined]
-
-    @on(PendingList.DecisionRequested)
-    def _pending_decided(self, message: PendingList.DecisionRequested) -> None:
-        self.app.decide_pending(message.subsystem, message.pending_id, message.decision)  # type: ignore[attr-defined]
-
-    @on(PendingList.DiffRequested)
-    def _pending_diff(self, message: PendingList.DiffRequested) -> None:
-        self.app.show_pending_diff(message.subsystem, message.pending_id)  # type: ignore[attr-defined]
-
-    @on(SkillsPane.OpenRequested)
-    def _open_skill(self, message: SkillsPane.OpenRequested) -> None:
-        self.app.open_skill(message.name, message.path, message.warnings)  # type: ignore[attr-defined]
-
-    @on(HistoryWanted)
-    def _history_wanted(self, message: HistoryWanted) -> None:
-        message.stop()
-        self.app.read_history_page(message)  # type: ignore[attr-defined]
-
     @on(messages.UserMessageStored)
     def _user_message_stored(self, message: messages.UserMessageStored) -> None:
         block = self.transcript.turn_user
@@ -478,13 +446,14 @@ class MainScreen(Screen[None]):
             self.transcript.tag_user(block, (message.event.session_id, message.event.message_id))
 
     @on(messages.SessionOpened)
-    def _session_opened(self, message: messages.SessionOpened) -> None:
+    def _follow_opened_session(self, message: messages.SessionOpened) -> None:
         self._use_session(message.session_id)
+        self._mark_stale(message)
         if message.resumed:
             self.transcript.open_history(message.session_id)
 
     @on(messages.ConversationReset)
-    async def _conversation_reset(self, message: messages.ConversationReset) -> None:
+    async def _start_over(self, message: messages.ConversationReset) -> None:
         await self.transcript.clear()
         same_session = message.reason == "model" and bool(message.session_id)
         if (
@@ -496,6 +465,7 @@ class MainScreen(Screen[None]):
         self.skills.reset_session()
         self.status.update_state(working=False, note="", guarded="", overfull=False)
         self.budget.set_overfull(False)
+        self.session_id = ""
         if message.reason == "model":  # the transcript was just cleared: this notice is the one that stays
             model = self.status.state.model or "another model"
             goes_on = f"; session {message.session_id} goes on" if message.session_id else ""
@@ -505,20 +475,22 @@ class MainScreen(Screen[None]):
             target = f" {message.session_id}" if message.session_id else ""
             text = f"{words.get(message.reason, message.reason)}{target}…"
         await self.transcript.add_notice(text, "info", "↪")
-        self.app.refresh_panes()  # type: ignore[attr-defined]
+        self._mark_stale(message)
         # A fresh conversation is for typing: the focus goes back to the input.
         self.action_focus_input()
 
     def _use_session(self, session_id: str) -> None:
-        app = self.app
-        if session_id and session_id != app.session_id:  # type: ignore[attr-defined]
-            app.session_id = session_id  # type: ignore[attr-defined]
-            app.refresh_panes()  # type: ignore[attr-defined]
+        if session_id:
+            self.session_id = session_id
+
+    def _mark_stale(self, message: Message) -> None:
+        """Tell the app this message was shown: it reads again what the message made stale."""
+        self.app.post_message(messages.Shown(message))
 
     # Engine events: the only code that changes the panes.
 
     @on(messages.TurnSubmitted)
-    async def _turn_submitted(self, message: messages.TurnSubmitted) -> None:
+    async def _show_user_message(self, message: messages.TurnSubmitted) -> None:
         pane = self.pane("transcript")
         if pane.collapsed:  # hidden (f9), the message and its reply would go on out of sight
             pane.collapsed = False
@@ -531,38 +503,39 @@ class MainScreen(Screen[None]):
         self._turn_failed = False
 
     @on(messages.Notice)
-    async def _notice(self, message: messages.Notice) -> None:
+    async def _add_notice(self, message: messages.Notice) -> None:
         await self.transcript.add_notice(message.text, message.level, message.icon)
 
     @on(messages.TurnStarted)
-    def _turn_started(self, message: messages.TurnStarted) -> None:
+    def _mark_working(self, message: messages.TurnStarted) -> None:
         self.status.update_state(working=True)
         self._use_session(message.event.session_id)
+        self._mark_stale(message)
 
     @on(messages.TextDelta)
-    async def _text(self, message: messages.TextDelta) -> None:
+    async def _append_reply(self, message: messages.TextDelta) -> None:
         await self.transcript.append_reply(message.event.text)
 
     @on(messages.ReasoningDelta)
-    async def _reasoning(self, message: messages.ReasoningDelta) -> None:
+    async def _append_reasoning(self, message: messages.ReasoningDelta) -> None:
         await self.transcript.append_reasoning(message.event.text)
 
     @on(messages.ToolCalled)
-    async def _tool_called(self, message: messages.ToolCalled) -> None:
+    async def _add_tool_block(self, message: messages.ToolCalled) -> None:
         await self.transcript.tool_called(message.event)
 
     @on(messages.ToolFinished)
-    async def _tool_finished(self, message: messages.ToolFinished) -> None:
+    async def _finish_tool_block(self, message: messages.ToolFinished) -> None:
         await self.transcript.tool_finished(message.event)
 
     @on(messages.ApprovalNeeded)
-    async def _approval(self, message: messages.ApprovalNeeded) -> None:
+    async def _ask_approval(self, message: messages.ApprovalNeeded) -> None:
         if self.folded:
             self.shown = "transcript"
         await self.transcript.ask_approval(message.event, message.future)
 
     @on(messages.UnsavedMessages)
-    async def _unsaved_messages(self, message: messages.UnsavedMessages) -> None:
+    async def _say_unsaved_messages(self, message: messages.UnsavedMessages) -> None:
         event = message.event
         if event.waiting:
             text = (
@@ -574,37 +547,35 @@ class MainScreen(Screen[None]):
             await self.transcript.add_notice("the kept messages are written to state.db", icon="✓")
 
     @on(messages.ApprovedBySession)
-    async def _approved_by_session(self, message: messages.ApprovedBySession) -> None:
+    async def _say_approved_by_session(self, message: messages.ApprovedBySession) -> None:
         event = message.event
         await self.transcript.add_notice(
             f"ran without asking: this session allows {event.scope} ({event.tool} {event.command})", icon="✓"
         )
 
     @on(messages.MemoryWritten)
-    async def _memory_written(self, message: messages.MemoryWritten) -> None:
+    async def _note_memory_write(self, message: messages.MemoryWritten) -> None:
         event = message.event
         self.memory.memory_written()
-        self.app.refresh_panes("memory")  # type: ignore[attr-defined]
+        self._mark_stale(message)
         who = "" if event.who == "agent" else f" by {event.who}"
         await self.transcript.add_notice(
             f"memory {event.action} ({event.target}){who}: {event.message}", icon="✎"
         )
 
     @on(messages.SkillChanged)
-    async def _skill_changed(self, message: messages.SkillChanged) -> None:
+    async def _note_skill_change(self, message: messages.SkillChanged) -> None:
         event = message.event
         self.skills.skill_changed(event)
-        self.app.refresh_panes("skills")  # type: ignore[attr-defined]
-        self.app.reload_catalogs()  # type: ignore[attr-defined]
-        getattr(self.app, "skill_changed_on_disk", lambda _name: None)(event.name)
+        self._mark_stale(message)
         who = "" if event.who == "agent" else f" by {event.who}"
         await self.transcript.add_notice(f"skill {event.name} {event.action}{who}: {event.message}", icon="✚")
 
     @on(messages.WriteStaged)
-    async def _write_staged(self, message: messages.WriteStaged) -> None:
+    async def _note_staged_write(self, message: messages.WriteStaged) -> None:
         event = message.event
         pane_key = "F2" if event.subsystem == "memory" else "F4"
-        self.app.refresh_panes("memory" if event.subsystem == "memory" else "skills")  # type: ignore[attr-defined]
+        self._mark_stale(message)
         who = "" if event.who == "agent" else f" by {event.who}"
         name, pending_id = event.subsystem, event.pending_id
         how = f"{pane_key}, then ctrl+a approves or ctrl+x rejects; or /{name} approve {pending_id}"
@@ -612,16 +583,16 @@ class MainScreen(Screen[None]):
         await self.transcript.add_notice(text, "warning", "⏸")
 
     @on(messages.SkillLoaded)
-    def _skill_loaded(self, message: messages.SkillLoaded) -> None:
+    def _mark_skill_loaded(self, message: messages.SkillLoaded) -> None:
         self.skills.skill_loaded(message.event)
-        self.app.refresh_panes("skills", "budget")  # type: ignore[attr-defined]
+        self._mark_stale(message)
 
     @on(messages.NudgeFired)
-    async def _nudge(self, message: messages.NudgeFired) -> None:
+    async def _say_nudge(self, message: messages.NudgeFired) -> None:
         await self.transcript.add_notice(f"nudge ({message.event.nudge}): {message.event.reason}", icon="›")
 
     @on(messages.Usage)
-    def _usage(self, message: messages.Usage) -> None:
+    def _count_usage(self, message: messages.Usage) -> None:
         event = message.event
         self.budget.usage(event)
         cost = self.status.state.cost_usd
@@ -630,7 +601,7 @@ class MainScreen(Screen[None]):
         self.status.update_state(context_used=self.budget.used, cost_usd=cost)
 
     @on(messages.Status)
-    async def _status(self, message: messages.Status) -> None:
+    async def _show_status_note(self, message: messages.Status) -> None:
         event = message.event
         self.status.update_state(note=event.text, note_level=event.level)
         if self.status.state.working:
@@ -639,13 +610,13 @@ class MainScreen(Screen[None]):
             await self.transcript.add_notice(event.text, "warning", "↻")
 
     @on(messages.GuardedSettingsChanged)
-    async def _guarded_settings_changed(self, message: messages.GuardedSettingsChanged) -> None:
+    async def _warn_guarded_settings(self, message: messages.GuardedSettingsChanged) -> None:
         event = message.event
         await self.transcript.add_notice(event.message, "warning" if event.changes else "info", "⚠")
         self.status.update_state(guarded=", ".join(event.changes))
 
     @on(messages.ErrorEvent)
-    async def _error(self, message: messages.ErrorEvent) -> None:
+    async def _show_error(self, message: messages.ErrorEvent) -> None:
         event = message.event
         self._turn_failed = True
         await self.transcript.add_notice(event.message, "error", "✗")
@@ -654,7 +625,7 @@ class MainScreen(Screen[None]):
         self.status.update_state(note=note, note_level="error")
 
     @on(messages.TurnFinished)
-    async def _turn_finished(self, message: messages.TurnFinished) -> None:
+    async def _finish_turn(self, message: messages.TurnFinished) -> None:
         transcript = self.transcript
         await transcript.finish_turn(message.event)
         event = message.event
@@ -666,38 +637,37 @@ class MainScreen(Screen[None]):
             self.status.update_state(note="")  # the retry it spoke of worked
         self._turn_note = ""
         self.status.update_state(working=False)
-        app = self.app
         if self.settings.bell_on_complete:
-            app.bell()
-        app.refresh_panes("budget")  # type: ignore[attr-defined]
+            self.app.bell()
+        self._mark_stale(message)
 
     @on(messages.TurnAborted)
-    async def _turn_aborted(self, message: messages.TurnAborted) -> None:
+    async def _end_aborted_turn(self, message: messages.TurnAborted) -> None:
         await self.transcript.finish_turn(None, interrupted=message.reason == "interrupted")
         if message.error:
             await self.transcript.add_notice(message.error, "error", "✗")
         self.status.update_state(working=False)
 
     @on(messages.CompressionStarted)
-    def _compression_started(self, message: messages.CompressionStarted) -> None:
+    def _show_compression_start(self, message: messages.CompressionStarted) -> None:
         self.compression.compression_started(message.event)
         self.status.update_state(note="compressing…", note_level="info")
 
     @on(messages.CompressionPhase)
-    def _compression_phase(self, message: messages.CompressionPhase) -> None:
+    def _show_compression_phase(self, message: messages.CompressionPhase) -> None:
         self.compression.compression_phase(message.event)
 
     @on(messages.CompressionFinished)
-    async def _compression_finished(self, message: messages.CompressionFinished) -> None:
+    async def _show_compression_result(self, message: messages.CompressionFinished) -> None:
         event = message.event
         self.compression.compression_finished(event)
         if not event.compressed:  # nothing dropped: /compress says why, the timeline shows it
             self.status.update_state(note="")
-            self.app.refresh_panes("budget", "memory")  # type: ignore[attr-defined]
+            self._mark_stale(message)
             return
         self.budget.history_shrank()
         self.status.update_state(compressions=self.status.state.compressions + 1, note="")
-        self.app.refresh_panes("budget", "memory", "skills", "lineage")  # type: ignore[attr-defined]
+        self._mark_stale(message)
         await self.transcript.add_notice(
             f"compressed {event.tokens_before:,} → {event.tokens_after:,} tokens; "
             f"session {event.old_session_id} → {event.new_session_id}",
@@ -705,21 +675,21 @@ class MainScreen(Screen[None]):
         )
 
     @on(messages.SessionTitled)
-    async def _session_titled(self, message: messages.SessionTitled) -> None:
+    async def _say_title(self, message: messages.SessionTitled) -> None:
         event = message.event
-        self.app.reload_catalogs()  # type: ignore[attr-defined]  # the palette lists sessions by title
+        self._mark_stale(message)
         if event.by == "user":  # `/title` before the first message opened the session it names
             self._use_session(event.session_id)
             await self.transcript.add_notice(f"Titled this session “{event.title}”.", icon="✎")
             return
-        if event.session_id != self.app.session_id:  # type: ignore[attr-defined]
+        if event.session_id != self.session_id:
             return  # a session left meanwhile (/new): its title shows in the sessions list
         await self.transcript.add_notice(
             f"This session is titled “{event.title}” · /title NAME renames it.", icon="✎"
         )
 
     @on(messages.ConversationTooLarge)
-    async def _conversation_too_large(self, message: messages.ConversationTooLarge) -> None:
+    async def _flag_overfull(self, message: messages.ConversationTooLarge) -> None:
         """Said once when the conversation stops fitting, and once when it fits again."""
         event = message.event
         self.status.update_state(overfull=not event.fits)
@@ -734,12 +704,13 @@ class MainScreen(Screen[None]):
         await self.transcript.add_notice(message.event.sentence, icon="↪")
 
     @on(messages.SessionChanged)
-    async def _session_changed(self, message: messages.SessionChanged) -> None:
+    async def _follow_session_change(self, message: messages.SessionChanged) -> None:
         event = message.event
         await self.transcript.add_notice(
             f"session {event.previous_session_id} → {event.session_id} ({event.reason})", icon="↪"
         )
         self._use_session(event.session_id)
+        self._mark_stale(message)
 
     @on(messages.ProcessStarted)
     async def _process_started(self, message: messages.ProcessStarted) -> None:

@@ -6,9 +6,8 @@ the conversation in the main window; esc goes back.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -19,7 +18,9 @@ from textual.widgets import Static
 from tui.screens.closing import dismiss_once
 from widgets.pane import PaneHeader
 from widgets.transcript import Transcript
-from widgets.transcript_history import HistoryWanted
+
+if TYPE_CHECKING:
+    from engine.config import Section
 
 Choice = tuple[str, str, int | None]
 
@@ -41,9 +42,10 @@ class SessionViewScreen(Screen[Choice | None]):
         Binding("r", "resume", "resume", id="session_view_resume", tooltip="Resume this conversation here"),
     ]
 
-    def __init__(self, session_id: str, around: int | None = None) -> None:
+    def __init__(self, session_id: str, tui: Section, around: int | None = None) -> None:
         super().__init__()
         self.session_id = session_id
+        self.tui = tui  # the `tui:` config section: the transcript's previews and line budget
         self.around = around
 
     def compose(self) -> ComposeResult:
@@ -51,7 +53,7 @@ class SessionViewScreen(Screen[Choice | None]):
             yield PaneHeader(
                 Content.assemble(("▾ ", "dim"), ("session ", "bold"), self.session_id, ("  read-only", "dim"))
             )
-            tui = self.app.config.tui  # type: ignore[attr-defined]
+            tui = self.tui
             yield Transcript(  # the same window onto state.db as the main transcript's
                 id="session-view-transcript",
                 tool_preview_chars=int(tui.tool_preview_chars),
@@ -71,11 +73,6 @@ class SessionViewScreen(Screen[Choice | None]):
         transcript = self.transcript
         transcript.focus()
         transcript.open_history(self.session_id, self.around)
-
-    @on(HistoryWanted)
-    def _wanted(self, message: HistoryWanted) -> None:
-        message.stop()
-        self.app.read_history_page(message)  # type: ignore[attr-defined]
 
     def action_resume(self) -> None:
         dismiss_once(self, ("resume", self.session_id, None))

@@ -28,6 +28,7 @@ from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui import messages
 from tui.screens.closing import dismiss_once
 from widgets.pane import PaneHeader
 
@@ -183,12 +184,12 @@ class SessionsScreen(Screen[Choice | None]):
         limit = limit or self.page_size
         if offset == 0:
             self._asked = limit
-        self.app.list_sessions(self, offset, limit)  # type: ignore[attr-defined]
+        self.app.post_message(messages.SessionsWanted(self, offset, limit))
 
     def _search(self) -> None:
         self.reading = True
         self._note(f"Searching for {self.search_text!r}…")
-        self.app.search_sessions(self, self.search_text)  # type: ignore[attr-defined]
+        self.app.post_message(messages.SessionsSearched(self, self.search_text))
 
     @on(Input.Changed, "#session-search")
     def _typed(self, event: Input.Changed) -> None:
@@ -414,7 +415,7 @@ class SessionsScreen(Screen[Choice | None]):
             self._remember()
             self._before_lineage = (self.mode, list(self.rows))
         self.mode = "lineage"
-        self.app.lineage_rows(self, row.session_id)  # type: ignore[attr-defined]
+        self.app.post_message(messages.LineageWanted(self, row.session_id))
 
     def action_close(self) -> None:
         if self.mode == "lineage" and self._before_lineage is not None:
