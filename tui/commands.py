@@ -31,7 +31,11 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("title", "name this session (no name: say its title)", args="[name]"),
     SlashCommand("edit", "edit files side by side (SOUL.md, memory, skills)", args="[file] [file]"),
     SlashCommand("identity", "SOUL.md and USER.md beside what the provider observed"),
-    SlashCommand("undo", "undo the last memory or skill write"),
+    SlashCommand("undo", "take back the last exchanges; your message goes back into the input", args="[N]"),
+    SlashCommand("revert", "undo the last memory or skill write"),
+    SlashCommand(
+        "branch", "go on in a copy of this conversation; the original stays resumable", args="[name]"
+    ),
     SlashCommand("retry", "send the last message again"),
     SlashCommand("copy", "copy the last reply"),
     SlashCommand("theme", "switch the theme and keep it in config.yaml (no name: pick one)", args="[name]"),
