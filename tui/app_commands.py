@@ -1,4 +1,4 @@
-"""The slash commands: what `/new`, `/compress`, `/model`, `/undo`, `/retry` and the rest do.
+"""The slash commands: what `/new`, `/compress`, `/model`, `/undo`, `/branch`, `/retry` and the rest do.
 
 A mixin of `HwsApp`. Commands that change the conversation wait for a running turn (ctrl+c
 interrupts it first); the agent does the work in a worker and its events reach the panes through
@@ -74,9 +74,13 @@ class SlashCommands:
             else:
                 self._say("Nothing to retry yet.", "warning")
         elif name == "undo":
+            self.rewind_command(argument)
+        elif name == "revert":
             if self._waits_for_turn(name):
                 return
             self.undo_last_write()
+        elif name == "branch":
+            self.branch_command(argument)
         elif name == "new":
             self.new_conversation()
         elif name == "compress":
@@ -91,7 +95,7 @@ class SlashCommands:
             self.new_conversation(key)
         elif name == "compress":
             self.compress_command(argument)
-        elif name == "undo" and not self._waits_for_turn(name):
+        elif name == "revert" and not self._waits_for_turn(name):
             self.undo_last_write()
 
     def _say(self, text: str, level: str = "info", icon: str = "·") -> None:
@@ -212,6 +216,66 @@ class SlashCommands:
         if outcome is not None and not getattr(outcome, "compressed", True):
             note = str(getattr(outcome, "note", "") or "there was nothing to compress").rstrip(".")
             main.post_message(messages.Notice(f"Not compressed: {note}.", "info", "i"))
+
+    # /undo [N] and /branch [name]: the conversation taken back, or forked
+
+    def rewind_command(self, argument: str) -> None:
+        """`/undo [N]`: take back the last N exchanges (1 by default); the message goes back in the input."""
+        count = argument.strip() or "1"
+        if not count.isdigit() or int(count) < 1:
+            self._say(
+                "/undo takes how many exchanges to take back: /undo, /undo 2 (/revert undoes a memory "
+                "or skill write).",
+                "warning",
+            )
+            return
+        if self._waits_for_turn("undo"):
+            return
+        rewind = getattr(self.agent, "rewind", None) if self.agent is not None else None
+        if rewind is None:
+            why = self.agent_problem or "this agent keeps no conversation to take back"
+            self._say(sentence(f"/undo needs the agent: {why}"), "warning")
+            return
+        self._rewind(rewind, int(count))
+
+    @work(exclusive=True, group="turn", exit_on_error=False, description="rewind the conversation")
+    async def _rewind(self, rewind: Any, count: int) -> None:
+        main = self.main_screen
+        self.turn_running = True
+        try:
+            rewound = await rewind(count)
+        except Exception as exc:  # AgentBusy, StoreError: their message is the sentence
+            self._say(f"Nothing was rewound: {exc}", "warning", "!")
+            return
+        finally:
+            self.turn_running = False
+        main.post_message(messages.to_message(rewound))
+        main.prompt.set_text(rewound.text)  # to edit and send again
+        self._say(rewound.sentence, "info", "↶")
+
+    def branch_command(self, name: str) -> None:
+        """`/branch [name]`: go on in a copy of this conversation; the original stays resumable."""
+        if self._waits_for_turn("branch"):
+            return
+        branch = getattr(self.agent, "branch", None) if self.agent is not None else None
+        if branch is None:
+            why = self.agent_problem or "this agent keeps no sessions to branch"
+            self._say(sentence(f"/branch needs the agent: {why}"), "warning")
+            return
+        self._branch(branch, name.strip() or None)
+
+    @work(exclusive=True, group="turn", exit_on_error=False, description="branch the conversation")
+    async def _branch(self, branch: Any, name: str | None) -> None:
+        self.turn_running = True
+        try:
+            branched = await branch(name)
+        except Exception as exc:  # AgentBusy, StoreError, TitleConflict: their message is the sentence
+            self._say(f"Not branched: {exc}", "warning", "!")
+            return
+        finally:
+            self.turn_running = False
+        self.main_screen.post_message(messages.to_message(branched))  # a SessionChanged: the new session
+        self._say(branched.sentence, "info", "⑂")
 
     # /title [name]
 
