@@ -103,6 +103,11 @@ def _session_changed(e: events.SessionChanged) -> Line:
     return logging.INFO, f"session changed ({e.reason}) from {e.previous_session_id or '-'}"
 
 
+def _rewound(e: events.ConversationRewound) -> Line:
+    ids = f"{e.message_ids[0]}–{e.message_ids[-1]}" if e.message_ids else "none"
+    return logging.INFO, f"rewound {e.exchanges} exchange(s): messages {ids} inactive, {e.remaining} left"
+
+
 def _memory_written(e: events.MemoryWritten) -> Line:
     return logging.INFO, f"memory {e.target} {e.action} by {e.who} ({e.journal_id}): {_short(e.message)}"
 
@@ -149,6 +154,8 @@ _DESCRIBE: dict[type[Any], Callable[[Any], Line]] = {
     events.CompressionPhase: _compression_phase,
     events.CompressionFinished: _compression_finished,
     events.SessionChanged: _session_changed,
+    events.SessionBranched: _session_changed,
+    events.ConversationRewound: _rewound,
     events.MemoryWritten: _memory_written,
     events.SkillChanged: _skill_changed,
     events.SkillLoaded: _skill_loaded,

@@ -266,6 +266,49 @@ class SessionChanged(Event):
 
 
 @dataclass(frozen=True)
+class ConversationRewound(Event):
+    """The last `exchanges` exchanges were taken back (`/undo N`), from the user message
+    `target_message_id` on. Its `message_ids` stay in state.db marked inactive (search still finds
+    them, as rewound); `text` is that user message, to put back in the input to edit and send again;
+    the model's next call gets the `remaining` messages before it."""
+
+    target_message_id: int
+    text: str
+    message_ids: tuple[int, ...]
+    exchanges: int
+    remaining: int
+
+    @property
+    def sentence(self) -> str:
+        """`Rewound 2 exchanges (6 messages); your message is back in the input.`"""
+        plural = "" if self.exchanges == 1 else "s"
+        count = len(self.message_ids)
+        return (
+            f"Rewound {self.exchanges} exchange{plural} ({count} message{'' if count == 1 else 's'}, kept "
+            "in the session database as rewound); your message is back in the input to edit and send."
+        )
+
+
+@dataclass(frozen=True)
+class SessionBranched(SessionChanged):
+    """The conversation goes on in a branch (`/branch`): `session_id` is the new child session holding a
+    copy of it (`messages` of them, up to `at_message_id`), titled `title`; `previous_session_id` is
+    the original, ended as `branched` and still resumable. A UI that knows only `SessionChanged`
+    sees it as one, with reason `branched`."""
+
+    title: str
+    at_message_id: int | None
+    messages: int
+
+    @property
+    def sentence(self) -> str:
+        return (
+            f"Branched into “{self.title}” ({self.session_id}) with {self.messages:,} message"
+            f"{'' if self.messages == 1 else 's'}; the original {self.previous_session_id} stays resumable."
+        )
+
+
+@dataclass(frozen=True)
 class ProcessStarted(Event):
     """A background process started (`terminal` with `background: true`)."""
 

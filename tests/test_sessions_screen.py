@@ -242,3 +242,40 @@ async def test_the_list_comes_back_where_it_was_left_after_esc_ctrl_r_and_openin
         screen = await open_sessions(pilot, app)
         assert screen.query_one("#session-search").value == "docs"
         assert screen.highlighted_row().root_id == chosen.root_id  # type: ignore[union-attr]
+
+
+async def test_a_rewound_hit_says_rewound_and_a_branch_says_it_is_one() -> None:
+    from engine.sessions.branch import branch_session
+    from engine.sessions.rewind import rewind_exchanges
+    from engine.sessions.store import SessionStore
+
+    home = make_home(MODEL_CONFIG)
+    [sid] = await seed_sessions(
+        home,
+        [
+            (
+                "Glazes",
+                [
+                    ("user", "which glaze for the vase"),
+                    ("assistant", "Celadon."),
+                    ("user", "and the quokka mug"),
+                    ("assistant", "Tenmoku."),
+                ],
+            )
+        ],
+    )
+    store = await SessionStore.open(home.state_db)
+    await rewind_exchanges(store, sid, 1)
+    await branch_session(store, sid)
+    await store.close()
+    app = make_app(MODEL_CONFIG)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_sessions(pilot, app)
+        listed = [
+            str(screen.options.get_option_at_index(i).prompt) for i in range(screen.options.option_count)
+        ]
+        assert sum("⑂ branch" in line for line in listed) == 1, listed
+        await pilot.press(*"quokka", "enter")
+        assert await pause_until(pilot, lambda: screen.mode == "search" and not screen.reading, 400)
+        assert [row.rewound for row in screen.rows] == [True]
+        assert "rewound · " in str(screen.options.get_option_at_index(0).prompt)

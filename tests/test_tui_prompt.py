@@ -127,15 +127,15 @@ async def test_unknown_slash_command_is_explained_not_sent() -> None:
 async def test_slash_commands_that_need_the_agent_say_so() -> None:
     app = make_app()
     async with app.run_test() as pilot:
-        for command in ("/compress", "/new", "/undo"):
+        for command in ("/compress", "/new", "/undo", "/revert"):
             app.main_screen.prompt.set_text(command)
             await pilot.press("escape", "enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
         notices = [b.text for b in app.main_screen.transcript.query(NoticeBlock)]
-        for name in ("compress", "new"):
+        for name in ("compress", "new", "undo"):
             assert f"/{name} needs the agent: no model is configured." in notices
-        # /undo works on the journal, agent or not: with nothing written it says so.
+        # /revert works on the journal, agent or not: with nothing written it says so.
         assert "Nothing to undo: no memory or skill write is left in the journal." in notices
 
 

@@ -5,11 +5,12 @@ with `command=True` for a typed `/skill-name` (the agent loads that skill into t
 `interrupt()` (stop the turn cleanly, keeping what was said), `answer_approval(request_id,
 decision)` (decision: "once", "session" or "deny"), `start()`, `close(end_reason)`, `compress(focus)`,
 `oversized(text)` with `fit_message(text, found, choice)` (a message too large for the window, found
-before it is sent), `set_title(name)` (`/title`), `kill_process(process_id)` (the palette kills a
-background process), `context_window()` and `known_context_window()` (the window the budget pane
-measures against: asked once a session is open, else only what is known), and the attribute
-`on_background` (events from outside a turn). An approval travels as a Future inside the
-`ApprovalNeeded` Message; the loop waits on it and hands the answer back before reading on.
+before it is sent), `set_title(name)` (`/title`), `rewind(count)` (`/undo N`), `branch(name)`
+(`/branch`), `kill_process(process_id)` (the palette kills a background process), `context_window()`
+and `known_context_window()` (the window the budget pane measures against: asked once a session is
+open, else only what is known), and the attribute `on_background` (events from outside a turn). An
+approval travels as a Future inside the `ApprovalNeeded` Message; the loop waits on it and hands the
+answer back before reading on.
 """
 
 from __future__ import annotations

@@ -42,7 +42,11 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("title", "name this session (no name: say its title)", args="[name]"),
     SlashCommand("edit", "edit files side by side (SOUL.md, memory, skills)", args="[file] [file]"),
     SlashCommand("identity", "SOUL.md and USER.md beside what the provider observed"),
-    SlashCommand("undo", "undo the last memory or skill write"),
+    SlashCommand("undo", "take back the last exchanges; your message goes back into the input", args="[N]"),
+    SlashCommand("revert", "undo the last memory or skill write"),
+    SlashCommand(
+        "branch", "go on in a copy of this conversation; the original stays resumable", args="[name]"
+    ),
     SlashCommand("retry", "send the last message again"),
     SlashCommand("copy", "copy the last reply"),
     SlashCommand("theme", "switch the theme and keep it in config.yaml (no name: pick one)", args="[name]"),
@@ -128,9 +132,13 @@ class SlashCommands:
             else:
                 self._say("Nothing to retry yet.", "warning")
         elif name == "undo":
+            self.rewind_command(argument)
+        elif name == "revert":
             if self._waits_for_turn(name):
                 return
             self.app.pane_feeds.undo_last_write()
+        elif name == "branch":
+            self.branch_command(argument)
         elif name == "new":
             self.new_conversation()
         elif name == "compress":
@@ -256,6 +264,69 @@ class SlashCommands:
         if outcome is not None and not getattr(outcome, "compressed", True):
             note = str(getattr(outcome, "note", "") or "there was nothing to compress").rstrip(".")
             main.post_message(messages.Notice(f"Not compressed: {note}.", "info", "i"))
+
+    # /undo [N] and /branch [name]: the conversation taken back, or forked
+
+    def rewind_command(self, argument: str) -> None:
+        """`/undo [N]`: take back the last N exchanges (1 by default); the message goes back in the input."""
+        count = argument.strip() or "1"
+        if not count.isdigit() or int(count) < 1:
+            self._say(
+                "/undo takes how many exchanges to take back: /undo, /undo 2 (/revert undoes a memory "
+                "or skill write).",
+                "warning",
+            )
+            return
+        if self._waits_for_turn("undo"):
+            return
+        rewind = getattr(self.app.agent, "rewind", None) if self.app.agent is not None else None
+        if rewind is None:
+            why = self.app.agent_problem or "this agent keeps no conversation to take back"
+            self._say(sentence(f"/undo needs the agent: {why}"), "warning")
+            return
+        self._in_turn_worker(partial(self._rewind, rewind, int(count)), "_rewind", "rewind the conversation")
+
+    def _in_turn_worker(self, work: Any, name: str, description: str) -> None:
+        """Run `work` as the turn group does (one at a time, no turn beside it)."""
+        self.app.turn_running = True
+        self.app.run_worker(
+            work, name=name, group="turn", description=description, exclusive=True, exit_on_error=False
+        )
+
+    async def _rewind(self, rewind: Any, count: int) -> None:
+        main = self.app.main_screen
+        try:
+            rewound = await rewind(count)
+        except Exception as exc:  # AgentBusy, StoreError: their message is the sentence
+            self._say(f"Nothing was rewound: {exc}", "warning", "!")
+            return
+        finally:
+            self.app.turn_running = False
+        main.post_message(messages.to_message(rewound))
+        main.prompt.set_text(rewound.text)  # to edit and send again
+        self._say(rewound.sentence, "info", "↶")
+
+    def branch_command(self, name: str) -> None:
+        """`/branch [name]`: go on in a copy of this conversation; the original stays resumable."""
+        if self._waits_for_turn("branch"):
+            return
+        branch = getattr(self.app.agent, "branch", None) if self.app.agent is not None else None
+        if branch is None:
+            why = self.app.agent_problem or "this agent keeps no sessions to branch"
+            self._say(sentence(f"/branch needs the agent: {why}"), "warning")
+            return
+        self._in_turn_worker(partial(self._branch, branch, name.strip() or None), "_branch", "branch it")
+
+    async def _branch(self, branch: Any, name: str | None) -> None:
+        try:
+            branched = await branch(name)
+        except Exception as exc:  # AgentBusy, StoreError, TitleConflict: their message is the sentence
+            self._say(f"Not branched: {exc}", "warning", "!")
+            return
+        finally:
+            self.app.turn_running = False
+        self.app.main_screen.post_message(messages.to_message(branched))  # a SessionChanged: the new session
+        self._say(branched.sentence, "info", "⑂")
 
     # /title [name]
 

@@ -20,7 +20,7 @@ from widgets.transcript_history import HistoryItem, HistoryPage
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
-    from engine.sessions.records import MessageRecord, ToolResultRecord
+    from engine.sessions.records import MessageRecord, SessionRecord, ToolResultRecord
     from engine.sessions.store import SessionStore
     from engine.tools.registry import ToolRegistry
 
@@ -62,6 +62,13 @@ class SessionRow:
     snippet: str = ""  # search: the matching text, with >>>marks<<<
     match_message_id: int | None = None
     match_session_id: str = ""
+    rewound: bool = False  # search: the best hit was taken back with /undo (kept, found, marked)
+    branch_of: str = ""  # a /branch copy: the session it was branched from
+
+
+def branched_from(session: SessionRecord) -> str:
+    """The session a `/branch` copy was made from ("" for any other session)."""
+    return str((session.model_config or {}).get("_branched_from") or "")
 
 
 class HistoryReader:
@@ -265,6 +272,7 @@ class HistoryReader:
                     message_count=conversation.message_count,
                     sessions=tuple(conversation.session_ids),
                     preview=preview,
+                    branch_of=branched_from(conversation.root),
                 )
             )
         return rows
@@ -300,6 +308,8 @@ class HistoryReader:
                     snippet=" ".join(str(hit.get("snippet") or "").split()),
                     match_message_id=hit.get("match_message_id"),
                     match_session_id=str(hit.get("session_id")),
+                    rewound=bool(hit.get("rewound")),
+                    branch_of=branched_from(conversation.root) if conversation else "",
                 )
             )
         # The engine's notes speak to the model (its tool's arguments); a person gets the same advice

@@ -47,11 +47,13 @@ from engine.agent.titles import SessionTitler
 from engine.agent.window import ContextWindow
 from engine.event_log import log_event
 from engine.events import (
+    ConversationRewound,
     ErrorEvent,
     Event,
     GuardedSettingsChanged,
     NudgeFired,
     ReasoningDelta,
+    SessionBranched,
     SessionChanged,
     SessionTitled,
     Status,
@@ -292,6 +294,38 @@ class Agent:
         self.totals = SessionTotals()
         self.session = await self.lifecycle.open_session(None)
         yield SessionChanged(self.session_id, old.session_id, "new_session")
+
+    async def rewind(self, count: int = 1, *, message_id: int | None = None) -> ConversationRewound:
+        """`/undo [N]`: take back the last `count` exchanges (or back to the user message `message_id`);
+        the next call gets the history before them. The messages stay in state.db, marked inactive; the
+        event carries their ids and the text to put back in the input. AgentBusy during a turn; a
+        StoreError (a sentence) when there is nothing to take back."""
+        from engine.agent.rewinding import rewind
+
+        await self._ready_to_edit("rewind")
+        return await rewind(self.opened, self.lifecycle.require_store(), count=count, message_id=message_id)
+
+    async def branch(self, title: str | None = None, *, at_message_id: int | None = None) -> SessionBranched:
+        """`/branch [NAME]`: go on in a child session holding a copy of the conversation (up to the message
+        `at_message_id`, when given); the original is ended as `branched` and stays resumable."""
+        from engine.agent.rewinding import branch
+
+        await self._ready_to_edit("branch")
+        store = self.lifecycle.require_store()
+        branched = await branch(self.opened, store, title=title, at_message_id=at_message_id)
+        self.titler.named_by_person(branched.session_id)  # it has its title; never titled again
+        return branched
+
+    async def _ready_to_edit(self, what: str) -> None:
+        """Between turns, with every message in state.db: what is edited there is the whole conversation."""
+        if self.busy:
+            raise AgentBusy(f"A turn is running: interrupt it (ctrl+c) before the {what}.")
+        await self.start()
+        if self.pending is not None and self.pending.waiting:
+            raise AgentError(
+                f"{self.pending.waiting} message(s) still wait to be written to state.db (another program "
+                f"holds its lock); the {what} can be made once they are in."
+            )
 
     async def kill_process(self, process_id: str) -> str:
         """Kill one of the session's background processes (the workstation's palette asks); a sentence."""

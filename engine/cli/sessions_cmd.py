@@ -1,4 +1,4 @@
-"""`hws sessions list|show|search|export|prune`: the session database from the command line."""
+"""`hws sessions list|show|search|export|prune|rewind|branch`: the session database from the command line."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ def register(sub: Any) -> None:
 
     show = commands.add_parser("show", help="one session's details and messages")
     show.add_argument("id", help="session id, a unique prefix of one, or its title")
+    show.add_argument("--rewound", action="store_true", help="include the messages rewound with /undo")
     show.add_argument("--json", action="store_true", help="print as JSON")
     show.set_defaults(handler=run_show)
 
@@ -35,6 +36,31 @@ def register(sub: Any) -> None:
     export.add_argument("id", help="session id, a unique prefix of one, or its title")
     export.add_argument("--lineage", action="store_true", help="the whole compression chain it belongs to")
     export.set_defaults(handler=run_export)
+
+    rewind = commands.add_parser(
+        "rewind",
+        help="take back a session's last exchanges (kept in state.db as rewound), as /undo N does",
+        description="Take back the last N exchanges of a session, or back to one of your messages: they stay "
+        "in state.db marked rewound (search still finds them) and the next `hws run --session` goes on "
+        "without them. Prints the message rewound to, to edit and send again.",
+    )
+    rewind.add_argument("id", help="session id, a unique prefix of one, or its title")
+    rewind.add_argument("count", nargs="?", type=int, default=1, help="how many exchanges (default 1)")
+    rewind.add_argument("--to", type=int, metavar="MESSAGE_ID", help="back to this message of yours instead")
+    rewind.add_argument("--json", action="store_true", help="print as JSON")
+    rewind.set_defaults(handler=run_rewind)
+
+    branch = commands.add_parser(
+        "branch",
+        help="copy a session into a new branch session to go another way (the original stays as it is)",
+        description="Copy a session's conversation (up to a message, with --at) into a new child session "
+        "titled NAME or after the original; prints the new session's id for `hws run --session`.",
+    )
+    branch.add_argument("id", help="session id, a unique prefix of one, or its title")
+    branch.add_argument("--at", type=int, metavar="MESSAGE_ID", help="copy up to this message only")
+    branch.add_argument("--title", metavar="NAME", help="the branch's title (default: the original's, #N)")
+    branch.add_argument("--json", action="store_true", help="print as JSON")
+    branch.set_defaults(handler=run_branch)
 
     prune = commands.add_parser(
         "prune", help="archive, then delete, ended sessions older than sessions.retention_days"
@@ -126,7 +152,7 @@ async def _resolve(store: Any, session_id: str) -> Any:
 def run_show(args: argparse.Namespace) -> int:
     async def work(store: Any) -> int:
         session = await _resolve(store, args.id)
-        messages = await store.get_messages(session.id)
+        messages = await store.get_messages(session.id, include_inactive=args.rewound)
         chain = await store.tree.lineage(session.id)
         if args.json:
             print_json(
@@ -155,7 +181,8 @@ def run_show(args: argparse.Namespace) -> int:
                     if isinstance(c, dict)
                 ]
                 text = (text + " " if text else "") + f"[calls {', '.join(names)}]"
-            print(f"\n#{message.id} {label}\n      {text}")
+            rewound = " (rewound)" if message.rewound else ""
+            print(f"\n#{message.id} {label}{rewound}\n      {text}")
         return 0
 
     return _run(args, work)
@@ -194,7 +221,8 @@ def run_search(args: argparse.Namespace) -> int:
 
         for hit in result_hits:
             title = titles.get(hit.session_id) or ""
-            print(f"{hit.session_id} #{hit.message_id} {hit.role:<9} {when(hit.timestamp)}  {title}")
+            rewound = " (rewound)" if hit.rewound else ""
+            print(f"{hit.session_id} #{hit.message_id} {hit.role:<9} {when(hit.timestamp)}  {title}{rewound}")
             print(f"    {hit.snippet}")
         if partial:
             print("(stopped at the time limit: older messages were not all searched)", file=sys.stderr)
@@ -215,6 +243,54 @@ def run_export(args: argparse.Namespace) -> int:
             parts.append((record, await store.get_messages(session_id)))
         # A database written by another tool (or before redaction) may still hold a key: never export it.
         sys.stdout.write(store.redactor(export_markdown(parts)))
+        return 0
+
+    return _run(args, work)
+
+
+def run_rewind(args: argparse.Namespace) -> int:
+    if args.count < 1:
+        fail("The count of exchanges to rewind must be 1 or more.", EXIT_USAGE)
+
+    async def work(store: Any) -> int:
+        from engine.agent.rewinding import opens_exchange
+        from engine.sessions.rewind import rewind_exchanges, rewind_to
+
+        session = await _resolve(store, args.id)
+        if args.to is not None:
+            rewound = await rewind_to(store, session.id, args.to, is_exchange=opens_exchange)
+        else:
+            rewound = await rewind_exchanges(store, session.id, args.count, is_exchange=opens_exchange)
+        if args.json:
+            print_json(rewound.as_dict())
+            return 0
+        count = len(rewound.message_ids)
+        print(
+            f"Rewound {rewound.exchanges} exchange(s) of {session.id} ({count} message(s), kept as rewound); "
+            f"`hws run --session {session.id}` goes on from message {rewound.head_message_id or '(none)'}.",
+            file=sys.stderr,
+        )
+        print(rewound.text)
+        return 0
+
+    return _run(args, work)
+
+
+def run_branch(args: argparse.Namespace) -> int:
+    async def work(store: Any) -> int:
+        from engine.sessions.branch import branch_session
+
+        session = await _resolve(store, args.id)
+        branched = await branch_session(store, session.id, at_message_id=args.at, title=args.title)
+        if args.json:
+            print_json(branched.as_dict())
+            return 0
+        print(
+            f"Branched {session.id} into “{branched.title}” with {branched.messages} message(s); "
+            f"the original is unchanged.",
+            file=sys.stderr,
+        )
+        print(branched.session_id)
         return 0
 
     return _run(args, work)

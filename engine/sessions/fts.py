@@ -67,6 +67,7 @@ class SearchHit(NamedTuple):
     snippet: str
     score: float
     tool_name: str | None = None
+    rewound: bool = False  # taken back with /undo: kept and found, but no longer in its conversation
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -77,6 +78,7 @@ class SearchHit(NamedTuple):
             "snippet": self.snippet,
             "score": round(self.score, 4),
             "tool_name": self.tool_name,
+            "rewound": self.rewound,
         }
 
 
@@ -127,14 +129,10 @@ class FtsQueries:
 
     def filter_sql(self, filters: SearchFilters) -> tuple[str, list[Any], bool]:
         """Conditions on message `m` (and session `s`); True when `sessions` must be joined."""
+        # Every message is searched, the inactive ones too (rewound with /undo, or compacted in place by
+        # Hermes): the person may look for what they took back; a rewound hit says so (`rewound`).
         conds: list[str] = []
         params: list[Any] = []
-        if "active" in self.columns:
-            if "compacted" in self.columns:
-                # Messages archived by in-place compaction stay searchable; /undo'ne ones do not.
-                conds.append("(m.active = 1 OR m.compacted = 1)")
-            else:
-                conds.append("m.active = 1")
 
         def among(column: str, values: tuple[str, ...], negate: bool = False) -> None:
             marks = ",".join("?" * len(values))
@@ -171,6 +169,15 @@ class FtsQueries:
             f"WHERE {table} MATCH ? AND {table}.rowid BETWEEN ? AND ?{where}"
         )
         return sql, params
+
+    def rewound(self, message_ids: list[int]) -> set[int]:
+        """Which of these messages were rewound (inactive, and not compacted in place)."""
+        if not message_ids or "active" not in self.columns:
+            return set()
+        compacted = " AND COALESCE(compacted, 0) = 0" if "compacted" in self.columns else ""
+        marks = ",".join("?" * len(message_ids))
+        sql = f"SELECT id FROM messages WHERE id IN ({marks}) AND active = 0{compacted}"
+        return {int(r[0]) for r in self.fetch(sql, message_ids)}
 
     @staticmethod
     def rows(raw: list[Any]) -> list[SearchHit]:

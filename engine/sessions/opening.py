@@ -37,6 +37,7 @@ class SchemaInfo:
     backfill_pending: bool = False  # our indexes exist but older messages are not all in them yet
     objects: set[tuple[str, str]] = field(default_factory=set)  # (type, name) of tables, triggers, indexes
     fts_format: Any = None
+    null_active: bool = False  # messages with `active` NULL wait for the repair Hermes makes too
 
     def has(self, table: str, column: str | None = None) -> bool:
         if column is None:
@@ -146,6 +147,9 @@ async def read_shape(conn: aiosqlite.Connection) -> SchemaInfo:
         pending = bool(await conn.execute_fetchall("SELECT 1 FROM hws_meta WHERE key = 'fts_backfill_max'"))
         row = await conn.execute_fetchall("SELECT value FROM hws_meta WHERE key = 'fts_format'")
         fts_format = row[0][0] if row else None
+    null_active = False
+    if ("index", "idx_messages_active_null") in objects and "active" in columns.get("messages", set()):
+        null_active = bool(await conn.execute_fetchall("SELECT 1 FROM messages WHERE active IS NULL LIMIT 1"))
     version = None
     if "schema_version" in tables:
         row = await conn.execute_fetchall("SELECT max(version) FROM schema_version")
@@ -161,6 +165,7 @@ async def read_shape(conn: aiosqlite.Connection) -> SchemaInfo:
         backfill_pending=pending,
         objects=objects,
         fts_format=fts_format,
+        null_active=null_active,
     )
 
 
@@ -173,6 +178,8 @@ def needs_upgrade(info: SchemaInfo) -> bool:
     if not {("index", "hws_messages_session_id"), ("index", "hws_messages_time")} <= info.objects:
         return True
     if not set(schema.HWS_TABLES) <= info.tables:
+        return True
+    if info.null_active or not all(("index", name) in info.objects for name in schema.ACTIVE_INDEXES):
         return True
     for table, wanted in (("sessions", schema.SESSION_COLUMNS), ("messages", schema.MESSAGE_COLUMNS)):
         if not set(wanted) <= info.columns.get(table, set()):
@@ -252,6 +259,7 @@ async def upgrade(conn: aiosqlite.Connection, info: SchemaInfo) -> bool:
                 for name, decl in wanted.items():
                     if name not in live:
                         await conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
+        await _run_script(conn, schema.ACTIVE_SQL)
         await _run_script(conn, schema.HWS_TABLES_SQL)
         existing = {
             (r[0], r[1])

@@ -141,10 +141,16 @@ class MessageRecord:
     finish_reason: str | None = None
     reasoning: str | None = None
     active: bool = True
+    compacted: bool = False  # made inactive by Hermes' in-place compaction (not by a rewind)
 
     @property
     def text(self) -> str:
         return content_text(self.content)
+
+    @property
+    def rewound(self) -> bool:
+        """Taken back with /undo: kept in state.db, no longer part of the conversation."""
+        return not self.active and not self.compacted
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -162,6 +168,8 @@ class MessageRecord:
             out["tool_calls"] = self.tool_calls
         if self.tool_call_id:
             out["tool_call_id"] = self.tool_call_id
+        if self.rewound:
+            out["rewound"] = True
         return out
 
 

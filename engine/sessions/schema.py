@@ -150,11 +150,21 @@ CREATE INDEX IF NOT EXISTS idx_sessions_source_id ON sessions(source, id);
 CREATE INDEX IF NOT EXISTS idx_sessions_parent ON sessions(parent_session_id);
 CREATE INDEX IF NOT EXISTS idx_sessions_started ON sessions(started_at DESC);
 CREATE INDEX IF NOT EXISTS idx_messages_session ON messages(session_id, timestamp);
-CREATE INDEX IF NOT EXISTS idx_messages_session_active ON messages(session_id, active, timestamp);
 CREATE INDEX IF NOT EXISTS idx_compression_locks_expires ON compression_locks(expires_at);
 CREATE INDEX IF NOT EXISTS idx_session_model_usage_session ON session_model_usage(session_id);
 CREATE INDEX IF NOT EXISTS idx_session_model_usage_model ON session_model_usage(model);
 CREATE UNIQUE INDEX IF NOT EXISTS idx_sessions_title_unique ON sessions(title) WHERE title IS NOT NULL;
+"""
+
+# `messages.active`: 0 marks a message rewound (taken back with /undo) or compacted in place; every
+# history loaded for the model reads `active = 1` only. Hermes creates these indexes after adding
+# the column to an older file and, on every start, repairs rows an older Hermes wrote with NULL
+# (which `active = 1` would hide); we do the same, so the two agree on any file either touched.
+ACTIVE_INDEXES = ("idx_messages_session_active", "idx_messages_active_null")
+ACTIVE_SQL = """
+CREATE INDEX IF NOT EXISTS idx_messages_session_active ON messages(session_id, active, timestamp);
+CREATE INDEX IF NOT EXISTS idx_messages_active_null ON messages(active) WHERE active IS NULL;
+UPDATE messages SET active = 1 WHERE active IS NULL;
 """
 
 # Our bookkeeping tables and the indexes our queries need (a session's messages in id order; a

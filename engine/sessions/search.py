@@ -159,7 +159,10 @@ class Searcher:
                 parts.append(self.q.substring_scan(needles, filters, limit, bounds, budget.final))
         chosen = _fuse([p.rows for p in parts if p.rows], limit)
         snippet = Highlighter(query.terms).snippet  # until now a hit's snippet held its whole text
-        hits = tuple(SearchHit(h[0], h[1], h[2], h[3], snippet(h[4]), h[5], h[6]) for h in chosen)
+        rewound = self.q.rewound([h[0] for h in chosen])
+        hits = tuple(
+            SearchHit(h[0], h[1], h[2], h[3], snippet(h[4]), h[5], h[6], h[0] in rewound) for h in chosen
+        )
         plan = tuple(step for p in parts for step in p.plan)
         return SearchResult(query=query, hits=hits, partial=any(p.partial for p in parts), plan=plan)
 

@@ -36,6 +36,10 @@ BOOKEND = 3  # first and last messages shown for each discovered session
 MAX_LIMIT = 10
 MAX_SUMMARIZED = 5  # a recap is one model call per session
 RAW_PREVIEW_CHARS = 500
+REWOUND_NOTE = (
+    "The best match was rewound: the user took it back with /undo, so the conversation went on without "
+    "it (messages marked rewound)."
+)
 
 RECAP_INSTRUCTIONS = (
     "You are reading the transcript of a past conversation between a user and an AI agent. "
@@ -287,10 +291,13 @@ async def _discover(
         if session is None:
             continue
         before, after, more_before, more_after = await store.messages_around(
-            session.id, best.message_id, request.window
+            session.id, best.message_id, request.window, include_inactive=best.rewound
         )
         first, last, _total = await store.bookends(session.id, BOOKEND)
         entry = _session_head(session)
+        if best.rewound:
+            entry["rewound"] = True
+            entry["note"] = REWOUND_NOTE
         entry.update(
             {
                 "conversation": root,

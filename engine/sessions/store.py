@@ -374,6 +374,7 @@ class SessionStore:
         calls = decode_json(values["tool_calls"])
         values["tool_calls"] = calls if isinstance(calls, list) else ([calls] if calls else None)
         values["active"] = values["active"] is None or bool(values["active"])
+        values["compacted"] = bool(values["compacted"])
         values["timestamp"] = float(values["timestamp"] or 0.0)
         return MessageRecord(**values)
 
@@ -805,10 +806,17 @@ class SessionStore:
         return self._message(rows[0]) if rows else None
 
     async def messages_around(
-        self, session_id: str, message_id: int, window: int, *, roles: Sequence[str] = ()
+        self,
+        session_id: str,
+        message_id: int,
+        window: int,
+        *,
+        roles: Sequence[str] = (),
+        include_inactive: bool = False,
     ) -> tuple[list[MessageRecord], list[MessageRecord], int, int]:
-        """(`window` before, anchor and `window` after, how many more before, how many more after)."""
-        conds, params = self._visible(roles)
+        """(`window` before, anchor and `window` after, how many more before, how many more after);
+        `include_inactive` reads rewound messages too (around a rewound anchor)."""
+        conds, params = self._visible(roles, include_inactive)
         before = await self._fetch(
             f"SELECT {self._message_select} FROM messages WHERE session_id = ? AND id < ?{conds} "
             "ORDER BY id DESC LIMIT ?",
@@ -852,10 +860,10 @@ class SessionStore:
         )
         return [self._message(r) for r in first], [self._message(r) for r in reversed(last)], int(total[0][0])
 
-    def _visible(self, roles: Sequence[str]) -> tuple[str, list[Any]]:
+    def _visible(self, roles: Sequence[str], include_inactive: bool = False) -> tuple[str, list[Any]]:
         conds = ""
         params: list[Any] = []
-        if self.info.has("messages", "active"):
+        if self.info.has("messages", "active") and not include_inactive:
             conds += " AND active = 1"
         if roles:
             conds += f" AND role IN ({','.join('?' * len(roles))})"

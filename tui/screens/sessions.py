@@ -290,10 +290,15 @@ class SessionsScreen(Screen[Choice | None]):
         ]
         if len(row.sessions) > 1:
             parts.append((f"  ⇣{len(row.sessions) - 1}", "$accent"))
+        if row.branch_of:
+            parts.append(("  ⑂ branch", "$accent"))
         if row.session_id == self.current:
             parts.append(("  ● now", "$success"))
         if row.snippet:
-            parts += ["\n   ", marked(row.snippet[:200])]
+            parts.append("\n   ")
+            if row.rewound:
+                parts.append(("rewound · ", "$warning"))
+            parts.append(marked(row.snippet[:200]))
         return Content.assemble(*parts)
 
     def _show(self, keep: bool = False, select: str = "", scroll_y: float | None = None) -> None:
@@ -385,8 +390,15 @@ class SessionsScreen(Screen[Choice | None]):
             )
         if row.preview:
             lines += ["", Content.styled("first message", "dim"), row.preview]
+        if row.branch_of:
+            lines.append(Content.styled(f"a branch of {row.branch_of}", "$accent"))
         if row.snippet:
-            lines += ["", Content.styled("best hit", "dim"), marked(row.snippet)]
+            label = (
+                "best hit (rewound with /undo: kept, no longer in the conversation)"
+                if row.rewound
+                else "best hit"
+            )
+            lines += ["", Content.styled(label, "dim"), marked(row.snippet)]
         preview.update(Content("\n").join(Content(x) if isinstance(x, str) else x for x in lines))
 
     # Keys.
