@@ -266,6 +266,17 @@ class SessionChanged(Event):
 
 
 @dataclass(frozen=True)
+class ToolProgress(Event):
+    """A running tool call said how far it is (an MCP server's progress notification)."""
+
+    call_id: str
+    name: str
+    progress: float
+    total: float | None
+    message: str
+
+
+@dataclass(frozen=True)
 class ProcessStarted(Event):
     """A background process started (`terminal` with `background: true`)."""
 
