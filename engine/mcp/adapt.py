@@ -206,6 +206,10 @@ def tool_result(result: Any) -> ToolResult:
     if result.is_error:
         return ToolResult({"error": text or "The MCP tool reported an error without saying why."}, ok=False)
     if structured is not None:
+        if isinstance(structured, dict) and set(structured) == {"result"}:  # a plain return value, wrapped
+            structured = structured["result"]
+        if isinstance(structured, str):
+            return ToolResult("\n".join([structured, *notes]))
         content: dict[str, Any] = {"result": structured}
         if notes:
             content["notes"] = notes
