@@ -59,7 +59,8 @@ def run(
     )
     assert_clean_exit(done, codes)
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    requests = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    logged = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    requests = [r for r in logged if "messages" in (r.get("body") or {})]  # the chat calls, not /models
     return done, events, requests
 
 
