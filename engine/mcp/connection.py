@@ -165,7 +165,12 @@ class ServerConnection:
             if self.state == READY:
                 self._died(exc)
             else:
-                self._fail(f"it could not start ({_reason(exc)}).")
+                where = (
+                    f"; its messages are in logs/mcp-{self.name}.log"
+                    if self.spec.transport == "stdio"
+                    else ""
+                )
+                self._fail(f"it could not start ({_reason(exc)}{where}).")
         finally:
             self._client = None
             self._settled.set()

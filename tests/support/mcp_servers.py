@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 
@@ -51,8 +52,7 @@ def many() -> MCPServer:
         topic = TOPICS[index % len(TOPICS)]
         name = f"record_{topic}_{index}"
 
-        def handler(value: str, _name: str = name) -> str:
-            return f"{_name} recorded {value}"
+        handler = _recorder(name)
 
         description = (
             f"Record one {topic} entry number {index} in the {topic} ledger. The value is stored as given "
@@ -60,6 +60,13 @@ def many() -> MCPServer:
         )
         server.add_tool(handler, name=name, description=description)
     return server
+
+
+def _recorder(name: str) -> Any:
+    def handler(value: str) -> str:
+        return f"{name} recorded {value}"
+
+    return handler
 
 
 def injected() -> MCPServer:
