@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import Any
 
@@ -40,25 +39,13 @@ def register(sub: Any) -> None:
 
 def _views(home: Any, config: Any, names: tuple[str, ...] = ()) -> list[Any]:
     """Start the servers (all, or `names`), wait for each to be ready or fail, and stop them again."""
-    from engine.mcp.hub import McpHub
+    from engine.mcp.hub import look
     from engine.mcp.servers import ServerList, read_servers
 
     servers = read_servers(config)
     if names:
         servers = ServerList(tuple(s for s in servers.servers if s.name in names))
-
-    async def look() -> list[Any]:
-        hub = McpHub(home, config, servers=servers)
-        hub.window_tokens = int(config.model.context_length or config.model.fallback_context_length)
-        hub.start()
-        try:
-            limit = max((s.start_timeout(config) for s in servers.servers), default=1.0)
-            await hub.wait_started(limit + 5)
-            return hub.views()
-        finally:
-            await hub.stop()
-
-    return asyncio.run(look())
+    return look(home, config, servers)[1]
 
 
 def run_list(args: argparse.Namespace) -> int:

@@ -22,6 +22,7 @@ import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from engine.config import Config
@@ -65,8 +66,10 @@ class McpHub:
         emit: Callable[[Event], object] | None = None,
         session_id: Callable[[], str] = lambda: "",
         servers: ServerList | None = None,
+        log_dir: Path | bool | None = True,
     ) -> None:
         self.home = home
+        self.log_dir = home.logs if log_dir is True else (log_dir or None)  # False/None: stderr is dropped
         self.config = config
         self.servers = servers if servers is not None else read_servers(config)
         self._emit = emit
@@ -97,7 +100,7 @@ class McpHub:
             self._start(spec)
 
     def _start(self, spec: ServerSpec) -> None:
-        connection = ServerConnection(spec, self.config, self.home.logs)
+        connection = ServerConnection(spec, self.config, self.log_dir)
         self.connections[spec.name] = connection
         connection.start()
         if spec.enabled:
@@ -206,18 +209,16 @@ class McpHub:
         still starting and may offer it), else None."""
         if name in self.registry:
             return self.registry
-        if not name.startswith("mcp_"):
+        if not name.startswith("mcp_") and name != SEARCH_TOOL:
             return None
         starting = [
-            c for c in self.connections.values() if c.state == STARTING and name.startswith(_prefix(c))
+            c
+            for c in self.connections.values()
+            if c.state == STARTING and (name == SEARCH_TOOL or name.startswith(_prefix(c)))
         ]
         if starting:
             await self.wait_started(max(c.spec.start_timeout(self.config) for c in starting))
-        if name in self.registry:
-            return self.registry
-        if any(name.startswith(_prefix(c)) for c in self.connections.values()):
-            return self.registry  # its server's own error is the answer (not ready, or no such tool)
-        return None
+        return self.registry if name in self.registry else None
 
     # -- reload -----------------------------------------------------------------------------------
 
@@ -314,3 +315,24 @@ def _prefix(connection: ServerConnection) -> str:
 
 def _differs(a: ServerSpec, b: ServerSpec) -> bool:
     return dataclasses.replace(a, line=0) != dataclasses.replace(b, line=0)
+
+
+def look(
+    home: Home, config: Config, servers: ServerList | None = None, *, log_dir: bool = True
+) -> tuple[McpHub, list[ServerView]]:
+    """Start the servers (all, or `servers`), wait until each is ready or failed, and stop them: the hub
+    (what they offered is still there) and the servers as they were (`hws mcp list`, doctor, prompt)."""
+
+    async def run() -> tuple[McpHub, list[ServerView]]:
+        hub = McpHub(home, config, servers=servers, log_dir=log_dir)
+        hub.window_tokens = int(config.model.context_length or config.model.fallback_context_length)
+        hub.start()
+        try:
+            limit = max((s.start_timeout(config) for s in hub.servers.servers), default=1.0)
+            await hub.wait_started(limit + 5)
+            views = hub.views()
+        finally:
+            await hub.stop()
+        return hub, views
+
+    return asyncio.run(run())
