@@ -585,5 +585,6 @@ FOREIGN_SECTIONS = frozenset(
 OWN_SECTIONS = frozenset({"mcp_servers"})
 # Sections whose keys are free-form (a keymap, or Hermes sections we pass through unchecked).
 OPEN_SECTIONS = frozenset({"keys"})
-# Sections we share with Hermes Agent: our keys are checked, Hermes' own are read past in silence.
-SHARED_SECTIONS = frozenset({"security"})
+# Sections we share with Hermes Agent: our keys are checked, Hermes' own are read past in silence
+# (`mcp`: Hermes has `auto_reload_on_config_change` there).
+SHARED_SECTIONS = frozenset({"security", "mcp"})
