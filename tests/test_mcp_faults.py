@@ -134,3 +134,34 @@ def test_the_mcp_results_are_stored_like_any_tool_result(hermes_home: Path, tmp_
     rows = conn.execute("SELECT tool_name, content FROM messages WHERE role = 'tool' ORDER BY id").fetchall()
     conn.close()
     assert rows == [("mcp_faulty_echo", "echo: one"), ("mcp_faulty_echo", "echo: two")]
+
+
+async def test_ctrl_c_cancels_a_call_in_flight_and_the_server_answers_the_next(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    from engine.events import ToolCalled, ToolFinished, TurnFinished
+    from tests.agent_support import make_rig, serve
+
+    server = serve(HANG_SCENARIO)
+    try:
+        write_home(hermes_home, {"faulty": support_server("faulty", trust="allow")})
+        rig = make_rig(server, hermes_home, tmp_path)
+        await rig.agent.start()
+        assert rig.agent.mcp is not None
+        await rig.agent.mcp.wait_started(30)  # the call goes to a running server, not one starting
+        events = []
+        async for event in rig.agent.run_turn("go"):
+            events.append(event)
+            if isinstance(event, ToolCalled):
+                await rig.agent.interrupt()  # what ctrl+c does
+        [done] = [e for e in events if isinstance(e, TurnFinished)]
+        assert done.interrupted
+        [hang] = [e for e in events if isinstance(e, ToolFinished)]
+        assert hang.interrupted and not hang.ok
+        hub = rig.agent.mcp
+        assert hub is not None and hub.connections["faulty"].state == "ready"
+        outcome = await hub.registry.dispatch("mcp_faulty_echo", '{"text": "after"}', rig.agent.ctx)  # type: ignore[arg-type]
+        assert outcome.ok and outcome.content == "echo: after"
+        await rig.agent.close()
+    finally:
+        server.stop()
