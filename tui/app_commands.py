@@ -83,6 +83,8 @@ class SlashCommands:
             self.compress_command(argument)
         elif name == "title":
             self.title_command(argument)
+        elif name == "reload-mcp":
+            self.reload_mcp_command()
 
     def _agent_command(self, name: str, argument: str, key: str = "") -> None:
         """The agent-side commands by name (ctrl+n, the next-session bar, call "new"); `key` is the
@@ -226,6 +228,21 @@ class SlashCommands:
             self._say(f"/title needs the agent: {why}.", "warning")
             return
         self._set_title(set_title, name)
+
+    @work(group="mcp", exit_on_error=False, description="reload the MCP servers")
+    async def reload_mcp_command(self) -> None:
+        """`/reload-mcp`: config.yaml's `mcp_servers` as it is now, from the agent's next model call."""
+        reload = getattr(self.agent, "reload_mcp", None) if self.agent is not None else None
+        if reload is None:
+            why = self.agent_problem or "this agent uses no MCP servers"
+            self._say(f"/reload-mcp needs the agent: {why}.", "warning")
+            return
+        try:
+            said = await reload()
+        except Exception as exc:  # a config.yaml that cannot be read: its message is the sentence
+            self._say(f"MCP servers not reloaded: {exc}", "warning", "!")
+            return
+        self._say(said)
 
     @work(group="title", exit_on_error=False, description="name the session")
     async def _set_title(self, set_title: Any, name: str) -> None:

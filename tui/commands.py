@@ -29,6 +29,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("sessions", "browse and search past sessions"),
     SlashCommand("title", "name this session (no name: say its title)", args="[name]"),
+    SlashCommand("reload-mcp", "apply config.yaml's mcp_servers from the next model call"),
     SlashCommand("edit", "edit files side by side (SOUL.md, memory, skills)", args="[file] [file]"),
     SlashCommand("identity", "SOUL.md and USER.md beside what the provider observed"),
     SlashCommand("undo", "undo the last memory or skill write"),

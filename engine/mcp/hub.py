@@ -255,8 +255,7 @@ class McpHub:
             f"MCP servers reloaded ({what}); the tool list of the next call changes, "
             "so its cached prefix starts anew."
         )
-        self._say("info", sentence)
-        return sentence
+        return sentence  # the caller says it (the workstation's /reload-mcp)
 
     def _reset_tools(self) -> None:
         self.registry = ToolRegistry()
