@@ -12,7 +12,15 @@ from typing import Any
 
 import yaml
 
-from engine.config_schema import FOREIGN_SECTIONS, OPEN_SECTIONS, ROOT, SCHEMA, SHARED_SECTIONS, Setting
+from engine.config_schema import (
+    FOREIGN_SECTIONS,
+    OPEN_SECTIONS,
+    OWN_SECTIONS,
+    ROOT,
+    SCHEMA,
+    SHARED_SECTIONS,
+    Setting,
+)
 from engine.hermes_settings import is_hermes_setting
 
 MAX_CONFIG_BYTES = 1_000_000
@@ -259,6 +267,8 @@ def _build_sections(
                 )
             value = _substitute(value, env, missing_vars)
             _fill_section(key, value, values[key], lines, where, warnings, hermes_only)
+        elif key in OWN_SECTIONS:
+            continue  # read by its own reader (the MCP servers: engine/mcp/servers.py)
         elif key in FOREIGN_SECTIONS or is_hermes_setting(key):
             hermes_only.append(key)
         else:

@@ -514,6 +514,28 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             60.0, "Seconds the second opinion may take; past it the write goes ahead.", 1
         ),
     },
+    "mcp": {
+        "defer_share": S(
+            0.10,
+            "Share of the context window the MCP servers' tool schemas may take; past it they are deferred "
+            "behind `tool_search`, and only the schemas the model picks join the next calls.",
+            0.0,
+            1.0,
+        ),
+        "connect_timeout": S(30.0, "Seconds an MCP server may take to start and list its tools.", 1),
+        "call_timeout": S(120.0, "Seconds an MCP tool call may take, unless its server sets `timeout`.", 1),
+        "description_max_chars": S(
+            1024, "Characters of an MCP tool's description (and of each parameter's) sent to the model.", 80
+        ),
+        "search_results": S(5, "Tools `tool_search` returns at most per search.", 1, 50),
+        "default_trust": S(
+            "once",
+            "Approval of an MCP server's tool calls when the server sets no `trust`: `ask` (every call), "
+            "`once` (the first call of each tool in a session), `allow` (never asks).",
+            choices=("ask", "once", "allow"),
+        ),
+        "max_tools": S(500, "Tools taken from one MCP server at most (the rest are left out and said).", 1),
+    },
     "keys": {},  # binding id -> key, e.g. `keys: {focus_memory: f2}`; any id is accepted
     ROOT: {
         "context_file_max_chars": S(20_000, "Characters kept of each project context file.", 100),
@@ -535,7 +557,6 @@ FOREIGN_SECTIONS = frozenset(
         "personalities",
         "platforms",
         "toolsets",
-        "mcp_servers",
         "gateway",
         "cron",
         "tts",
@@ -560,7 +581,10 @@ FOREIGN_SECTIONS = frozenset(
     }
 )
 
+# Sections with a reader of their own (their shape is not name -> setting): read past here, checked there.
+OWN_SECTIONS = frozenset({"mcp_servers"})
 # Sections whose keys are free-form (a keymap, or Hermes sections we pass through unchecked).
 OPEN_SECTIONS = frozenset({"keys"})
-# Sections we share with Hermes Agent: our keys are checked, Hermes' own are read past in silence.
-SHARED_SECTIONS = frozenset({"security"})
+# Sections we share with Hermes Agent: our keys are checked, Hermes' own are read past in silence
+# (`mcp`: Hermes has `auto_reload_on_config_change` there).
+SHARED_SECTIONS = frozenset({"security", "mcp"})

@@ -309,6 +309,17 @@ class SessionBranched(SessionChanged):
 
 
 @dataclass(frozen=True)
+class ToolProgress(Event):
+    """A running tool call said how far it is (an MCP server's progress notification)."""
+
+    call_id: str
+    name: str
+    progress: float
+    total: float | None
+    message: str
+
+
+@dataclass(frozen=True)
 class ProcessStarted(Event):
     """A background process started (`terminal` with `background: true`)."""
 

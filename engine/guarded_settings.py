@@ -61,7 +61,7 @@ GUARDED_SETTINGS: tuple[GuardedSetting, ...] = (
     ),
     GuardedSetting(("**.write_approval",), "makes the agent ask before it writes memory or skills"),
     GuardedSetting(("security",), "holds the security checks themselves"),
-    GuardedSetting(("mcp_servers", "hooks"), "names commands that Hermes Agent starts from this home"),
+    GuardedSetting(("mcp_servers", "hooks"), "names commands that hws and Hermes Agent start from this home"),
 )
 
 KEY_VARIABLE_SUFFIX = "_API_KEY"  # a `.env` variable with this ending is a provider key (OPENROUTER_API_KEY…)

@@ -40,9 +40,8 @@ def test_a_config_holding_every_hermes_default_loads_without_one_warning(hermes_
     shutil.copy(FIXTURE, hermes_home / "config.yaml")
     config = load_config(hermes_home)
     assert config.warnings == []
-    assert {"display.personality", "terminal.docker_volumes", "auxiliary.vision", "mcp", "slack"} <= set(
-        config.hermes_only
-    )
+    hermes = {"display.personality", "terminal.docker_volumes", "auxiliary.vision", "slack"}
+    assert hermes | {"mcp.auto_reload_on_config_change"} <= set(config.hermes_only)
     assert config.terminal.timeout == 180  # a value both programs share is still read
 
 

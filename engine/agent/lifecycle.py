@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from engine.agent.background import BackgroundWork
     from engine.agent.parts import AgentParts
     from engine.agent.window import ContextWindow
+    from engine.mcp.hub import McpHub
     from engine.sessions.pending_writes import PendingWrites
     from engine.sessions.store import SessionStore
 
@@ -52,6 +53,9 @@ class Lifecycle:
         self._emit_main = emit_main
         self._emit_background = emit_background
         self.store: SessionStore | None = None
+        self.base_schema_tokens = 0  # the built-in tools' schemas (the MCP ones are the hub's)
+        self.mcp: McpHub | None = None  # the MCP servers, when config.yaml names any
+        self.session_id: Callable[[], str] = lambda: ""  # the open session's id, for the servers' lines
 
     def require_store(self) -> SessionStore:
         """The store, once the agent has started (a sentence otherwise)."""
@@ -66,8 +70,10 @@ class Lifecycle:
         try:
             self.store = await open_store(self.parts.home, self.parts.config)
             registry = self.parts.registry
-            self.window.schema_tokens = tool_schema_tokens(registry.schemas(), self.parts.exact_tokens)
+            self.base_schema_tokens = tool_schema_tokens(registry.schemas(), self.parts.exact_tokens)
+            self.window.schema_tokens = self.base_schema_tokens
             session = await self.open_session(resume)
+            self.start_mcp()
         except BaseException:
             if self.store is not None:
                 await self.store.close()
@@ -75,6 +81,35 @@ class Lifecycle:
             raise
         await self._auto_prune(session.session_id)
         return session
+
+    def start_mcp(self) -> None:
+        """Start the configured MCP servers in the background (the first token never waits for them)."""
+        from engine.mcp.servers import read_servers
+
+        servers = read_servers(self.parts.config)
+        if self.mcp is not None or not (servers.servers or servers.problems):
+            return
+        from engine.mcp.hub import McpHub
+
+        self.mcp = McpHub(
+            self.parts.home,
+            self.parts.config,
+            emit=self._emit_main,
+            session_id=self.session_id,
+            servers=servers,
+        )
+        self.mcp.start()
+
+    async def reload_mcp(self) -> str:
+        """`/reload-mcp`: `mcp_servers` as config.yaml holds it now, applied from the next model call."""
+        from engine.config import load_config
+
+        config = await asyncio.to_thread(load_config, self.parts.home.root)
+        if self.mcp is None:
+            from engine.mcp.hub import McpHub
+
+            self.mcp = McpHub(self.parts.home, config, emit=self._emit_main, session_id=self.session_id)
+        return await self.mcp.reload(config)
 
     async def _auto_prune(self, session_id: str) -> None:
         """`sessions.auto_prune`: archive, then delete, old ended sessions (never this one), and say so."""
@@ -210,6 +245,9 @@ class Lifecycle:
             await self.flush_before_end(session)
         await self.finish_background(session)
         await close_terminal(session.ctx if session is not None else None)
+        if self.mcp is not None:
+            await self.mcp.stop()
+            self.mcp = None
         if self.store is not None:
             if pending is not None:
                 with contextlib.suppress(Exception):  # still locked: the journal waits for the next store

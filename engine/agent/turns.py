@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     from engine.home import Home
     from engine.llm.chunks import AssistantMessage, TokenUsage, ToolCall
     from engine.llm.client import LLMClient, StreamCall
+    from engine.mcp.hub import McpHub
     from engine.memory.store import Memory
     from engine.prompt.layers import SystemPrompt
     from engine.providers.host import ProviderHost
@@ -176,6 +177,7 @@ class Agent:
             emit_main=self._emit_main,
             emit_background=self._emit_background,
         )
+        self.lifecycle.session_id = lambda: self.session_id
         self.titler = SessionTitler(config, aux, self._emit_background)
         self.totals = SessionTotals()
         self.session: AgentSession | None = None  # opened by the first `run_turn` (or `start`)
@@ -219,6 +221,34 @@ class Agent:
     @property
     def store(self) -> SessionStore | None:
         return self.lifecycle.store
+
+    @property
+    def mcp(self) -> McpHub | None:
+        """The MCP servers and their tools (None when config.yaml names none)."""
+        return self.lifecycle.mcp
+
+    async def reload_mcp(self) -> str:
+        """`/reload-mcp`: apply `mcp_servers` as config.yaml holds it now, from the next model call on."""
+        await self.start()
+        return await self.lifecycle.reload_mcp()
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """The next model call's tools: the built-in ones, then the MCP schemas in the order they joined."""
+        base = self.registry.schemas()
+        hub = self.lifecycle.mcp
+        if hub is None:
+            return base
+        schemas = hub.schemas(base, self.window.known() or 0)
+        self.window.schema_tokens = self.lifecycle.base_schema_tokens + hub.sent_tokens(
+            self.parts.exact_tokens
+        )
+        return schemas
+
+    async def _registry_for(self, name: str) -> ToolRegistry:
+        hub = self.lifecycle.mcp
+        if hub is None or name in self.registry:
+            return self.registry
+        return await hub.registry_for(name) or self.registry
 
     @property
     def opened(self) -> AgentSession:
@@ -676,7 +706,7 @@ class Agent:
         compressed_for_overflow = False
         while True:
             call = self.client.stream(
-                self._request_messages(state.text, layer), tools=self.registry.schemas() or None
+                self._request_messages(state.text, layer), tools=self.tool_schemas() or None
             )
             state.call = call
             reply: AssistantMessage | None = None
@@ -776,7 +806,8 @@ class Agent:
         state.tools_started = time.monotonic()
 
         async def run_one(call: ToolCall) -> None:
-            outcome = await self.registry.dispatch(call.name, call.arguments, session.ctx, call.id)
+            registry = await self._registry_for(call.name)
+            outcome = await registry.dispatch(call.name, call.arguments, session.ctx, call.id)
             state.results[call.id] = tool_entry(call.id, outcome.content)
             state.tool_calls += 1
             session.nudges.observe(call.name, outcome.arguments, outcome.ok)

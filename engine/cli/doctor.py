@@ -24,7 +24,7 @@ MIB = 1024 * 1024
 
 @dataclass(frozen=True)
 class Finding:
-    area: str  # home | memory | skills | database | config | sandbox | endpoint
+    area: str  # home | memory | skills | database | config | sandbox | mcp | endpoint
     level: str  # ok | warning | error
     message: str
     fix: str = ""
@@ -49,6 +49,10 @@ def run_checks(home: Home, *, endpoint: bool = True) -> list[Finding]:
     findings += check_sandbox(effective)
     findings += check_terminal_backend(home, effective)
     findings += check_guarded(home, config)
+    if config is not None:
+        from engine.cli.doctor_mcp import check_mcp
+
+        findings += check_mcp(home, config, start=endpoint)
     if endpoint and config is not None and bool(config.doctor.check_endpoint):
         findings += check_model_endpoint(config)
     elif endpoint and config is not None:

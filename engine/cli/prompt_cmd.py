@@ -60,9 +60,30 @@ def gather(args: argparse.Namespace) -> dict[str, Any]:
         "chars": len(schema_text),
         "per_tool": {s["function"]["name"]: count(tool_schema_text([s])) for s in registry.schemas()},
     }
-    data["total_tokens"] = prompt.tokens + schema_tokens
+    data["mcp"] = _mcp_layer(home, config)
+    data["total_tokens"] = prompt.tokens + schema_tokens + data["mcp"]["tokens"]
     data["system_prompt_chars"] = len(prompt.text)
     return data
+
+
+def _mcp_layer(home: Any, config: Any) -> dict[str, Any]:
+    """The MCP servers' schemas sent with every call (their own layer): the servers are started to see."""
+    from engine.mcp.servers import read_servers
+
+    if not read_servers(config).servers:
+        return {"tokens": 0, "count": 0, "names": [], "deferred": [], "servers": {}}
+    from engine.mcp.hub import look
+
+    hub, views = look(home, config)
+    return {
+        "tokens": hub.sent_tokens(),
+        "count": len(hub.sent),
+        "names": [s["function"]["name"] for s in hub.sent],
+        "deferred": sorted(hub.deferred_servers),
+        "servers": {
+            v.name: {"state": v.state, "tools": v.tools, "schema_tokens": v.schema_tokens} for v in views
+        },
+    }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,6 +101,11 @@ def run(args: argparse.Namespace) -> int:
     tools = data["tools"]
     names = ", ".join(tools["names"])
     out.write(f"{'tool schemas':<15}{tools['tokens']:>8,}  ({tools['count']} tools: {names})\n")
+    mcp = data["mcp"]
+    if mcp["servers"]:
+        states = ", ".join(f"{name} {s['state']}" for name, s in mcp["servers"].items())
+        deferred = f"; deferred behind tool_search: {', '.join(mcp['deferred'])}" if mcp["deferred"] else ""
+        out.write(f"{'mcp schemas':<15}{mcp['tokens']:>8,}  ({mcp['count']} tools; {states}{deferred})\n")
     out.write(f"{'total':<15}{data['total_tokens']:>8,}  tokens sent with every call before any message\n")
     if args.text:
         out.write("\n" + data["text"] + "\n")
