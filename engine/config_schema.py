@@ -543,7 +543,9 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             "the skills guard); off, they may only list and read skills. Memory writes are always offered "
             "unless it runs with --read-only.",
         ),
-        "port": S(8766, "Port `hws mcp serve --http` listens on (127.0.0.1 unless --host says otherwise).", 1, 65535),
+        "port": S(
+            8766, "Port `hws mcp serve --http` listens on (127.0.0.1 unless --host says otherwise).", 1, 65535
+        ),
     },
     "keys": {},  # binding id -> key, e.g. `keys: {focus_memory: f2}`; any id is accepted
     ROOT: {

@@ -41,11 +41,16 @@ async def stdio_client(home: Path, *args: str, client: str = "claude-code") -> A
     from mcp_types import Implementation
 
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "tui.main", "mcp", "serve", *args], env=hws_env(home), cwd=str(ROOT)
+        command=sys.executable,
+        args=["-m", "tui.main", "mcp", "serve", *args],
+        env=hws_env(home),
+        cwd=str(ROOT),
     )
     errlog = open(home.parent / "mcp-serve.stderr", "a", encoding="utf-8")  # noqa: SIM115
     try:
-        async with Client(open_stdio(params, errlog=errlog), client_info=Implementation(name=client, version="1")) as c:
+        async with Client(
+            open_stdio(params, errlog=errlog), client_info=Implementation(name=client, version="1")
+        ) as c:
             yield c
     finally:
         errlog.close()
@@ -86,7 +91,9 @@ def start_http(home: Path, port: int, *args: str) -> subprocess.Popen[str]:
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise AssertionError(f"hws mcp serve --http exited: {process.stderr.read() if process.stderr else ''}")
+            raise AssertionError(
+                f"hws mcp serve --http exited: {process.stderr.read() if process.stderr else ''}"
+            )
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
             return process
         time.sleep(0.1)

@@ -129,7 +129,9 @@ async def test_skill_writes_only_when_allowed_and_through_the_guard(home: Path) 
 async def test_write_approval_stages_the_write_for_the_person(home: Path) -> None:
     write_config(home, memory={"write_approval": True})
     async with stdio_client(home, client="codex") as client:
-        staged = await client.call_tool("memory", {"action": "add", "target": "user", "content": "Uses fish."})
+        staged = await client.call_tool(
+            "memory", {"action": "add", "target": "user", "content": "Uses fish."}
+        )
     assert not staged.is_error and payload(staged)["staged"] is True
     assert "fish" not in (home / "memories" / "USER.md").read_text(encoding="utf-8")
     pending = hws("memory", "pending", home=home)

@@ -42,7 +42,7 @@ def register(sub: Any) -> None:
 def _register_serve(verbs: Any) -> None:
     serve = verbs.add_parser(
         "serve",
-        help="serve this home's memory, skills and past sessions to other agents (Claude Code, Codex, Cursor)",
+        help="serve this home's memory, skills and past sessions to other agents (Claude Code, Codex…)",
         description="Serve the home over MCP on stdio (the client starts it), or with --http on "
         "http://127.0.0.1:PORT/mcp behind a bearer token. Tools: memory, memory_read, skills_list, "
         "skill_view, skill_manage (with mcp_serve.allow_skill_writes), session_search; resources: "

@@ -35,7 +35,10 @@ class BearerGuard:
                 {
                     "type": "http.response.start",
                     "status": 401,
-                    "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"www-authenticate", b"Bearer")],
+                    "headers": [
+                        (b"content-type", b"text/plain; charset=utf-8"),
+                        (b"www-authenticate", b"Bearer"),
+                    ],
                 }
             )
             await send({"type": "http.response.body", "body": UNAUTHORIZED})

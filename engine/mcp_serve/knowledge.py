@@ -17,9 +17,9 @@ from engine.config import Config
 from engine.home import Home
 from engine.memory.format import FILES
 from engine.memory.store import Memory
-from engine.pending.records import OUTSIDE_AGENT
 from engine.skills.invoke import invocation_message
 from engine.skills.tools import SKILL_MANAGE_SCHEMA, SKILL_VIEW_SCHEMA, SKILLS_LIST_SCHEMA, SkillTools
+from engine.storage.journal import OUTSIDE_AGENT
 from engine.tools.knowledge import MEMORY_PARAMETERS
 
 SCHEME = "hermes://"

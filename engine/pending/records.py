@@ -26,12 +26,12 @@ from typing import Any
 
 from engine.home import Home
 from engine.storage.atomic import WriteError, atomic_write_bytes
+from engine.storage.journal import OUTSIDE_AGENT
 
 SUBSYSTEMS = ("memory", "skills")
 FOLDER = "pending"
 FOREGROUND, BACKGROUND = "foreground", "background_review"
 ORIGIN_OF = {"agent": FOREGROUND, "review": BACKGROUND}  # the store's writer -> Hermes' origin
-OUTSIDE_AGENT = "mcp:"  # the prefix of another agent's writes through `hws mcp serve` (`mcp:claude-code`)
 MAX_RECORD_BYTES = 8_000_000  # a record larger than this is not read (a skill is at most ~1 MB)
 
 
