@@ -2,69 +2,23 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from mcp.shared.exceptions import MCPError
 
 from tests.fault_support import assert_clean_exit, hws
-from tests.mcp_serve_support import payload, stdio_client, write_config, write_skill
+from tests.mcp_serve_support import exercise_every_reader, payload, seed_home, stdio_client, write_config
 
 
 @pytest.fixture
-def home(hermes_home: Path) -> Path:
-    write_config(hermes_home)
-    write_skill(hermes_home, "deploy-site", "Deploy the static site to the web host.", "1. Run make deploy.")
-    memories = hermes_home / "memories"
-    memories.mkdir(parents=True, exist_ok=True)
-    (memories / "MEMORY.md").write_text("The web host is called lantern.", encoding="utf-8")
-    (memories / "USER.md").write_text("Prefers short answers.", encoding="utf-8")
-    (hermes_home / "SOUL.md").write_text("You are a careful old lighthouse keeper.\n", encoding="utf-8")
-    return hermes_home
+async def home(hermes_home: Path) -> Path:
+    return await seed_home(hermes_home)
 
 
 async def test_every_read_tool_resource_and_prompt(home: Path) -> None:
     async with stdio_client(home) as client:
-        tools = {tool.name for tool in (await client.list_tools()).tools}
-        assert tools == {"memory", "memory_read", "skills_list", "skill_view", "session_search"}
-
-        read = payload(await client.call_tool("memory_read", {}))
-        assert read["memory"]["entries"] == ["The web host is called lantern."]
-        assert read["user"]["entries"] == ["Prefers short answers."]
-
-        listed = payload(await client.call_tool("skills_list", {}))
-        assert [s["name"] for s in listed["skills"]] == ["deploy-site"]
-        viewed = payload(await client.call_tool("skill_view", {"name": "deploy-site"}))
-        assert "Run make deploy." in viewed["content"]
-        searched = await client.call_tool("session_search", {"query": "lantern"})
-        assert not searched.is_error
-
-        uris = {str(r.uri) for r in (await client.list_resources()).resources}
-        assert uris == {
-            "hermes://memory/MEMORY.md",
-            "hermes://memory/USER.md",
-            "hermes://soul",
-            "hermes://skills/deploy-site",
-        }
-        memory_text = (await client.read_resource("hermes://memory/MEMORY.md")).contents[0].text
-        assert memory_text == "The web host is called lantern."
-        user_text = (await client.read_resource("hermes://memory/USER.md")).contents[0].text
-        assert user_text == "Prefers short answers."
-        soul = (await client.read_resource("hermes://soul")).contents[0].text
-        assert "lighthouse keeper" in soul
-        skill = (await client.read_resource("hermes://skills/deploy-site")).contents[0].text
-        assert "Run make deploy." in skill
-        with pytest.raises(MCPError, match="no resource"):
-            await client.read_resource("hermes://memory/OTHER.md")
-
-        prompts = (await client.list_prompts()).prompts
-        assert [(p.name, p.description) for p in prompts] == [
-            ("deploy-site", "Deploy the static site to the web host.")
-        ]
-        got = await client.get_prompt("deploy-site", {"instruction": "to staging"})
-        text = got.messages[0].content.text
-        assert got.messages[0].role == "user"
-        assert "Run make deploy." in text and text.rstrip().endswith("to staging")
+        await exercise_every_reader(client)
 
 
 async def test_memory_write_is_journaled_as_the_client(home: Path) -> None:
@@ -89,7 +43,7 @@ async def test_a_write_the_scanner_refuses_is_a_tool_error_with_the_reason(home:
     assert refused.is_error
     reason = refused.content[0].text.splitlines()[0]
     assert payload(refused)["success"] is False and reason == payload(refused)["error"]
-    assert "ignore" in reason.lower() or "injection" in reason.lower() or "blocked" in reason.lower()
+    assert reason.startswith("Blocked: content matches threat pattern") and "injection" in reason
     assert "attacker" not in (home / "memories" / "MEMORY.md").read_text(encoding="utf-8")
 
 
@@ -146,7 +100,6 @@ async def test_write_approval_stages_the_write_for_the_person(home: Path) -> Non
 
 
 def test_print_config_for_each_client(home: Path) -> None:
-    import json
     import tomllib
 
     claude = hws("mcp", "serve", "--print-config", "claude", home=home)
