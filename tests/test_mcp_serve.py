@@ -121,3 +121,14 @@ def test_print_config_for_each_client(home: Path) -> None:
     assert claude_http["mcpServers"]["hermes"]["type"] == "http"
     codex_http = tomllib.loads(hws("mcp", "serve", "--print-config", "codex", "--http", home=home).stdout)
     assert codex_http["mcp_servers"]["hermes"]["bearer_token_env_var"] == "HWS_MCP_TOKEN"
+
+
+async def test_approval_turned_on_while_serving_holds_the_next_write(home: Path) -> None:
+    async with stdio_client(home, client="claude-code") as client:
+        made = await client.call_tool("memory", {"action": "add", "target": "user", "content": "Uses vim."})
+        assert payload(made).get("staged") is None
+        write_config(home, memory={"write_approval": True})
+        held = await client.call_tool("memory", {"action": "add", "target": "user", "content": "Uses tmux."})
+    assert payload(held)["staged"] is True
+    on_disk = (home / "memories" / "USER.md").read_text(encoding="utf-8")
+    assert "Uses vim." in on_disk and "tmux" not in on_disk

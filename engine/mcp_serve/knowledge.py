@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from engine.config import Config
+from engine.config import Config, ConfigError, load_config
 from engine.home import Home
 from engine.memory.format import FILES
 from engine.memory.store import Memory
@@ -94,6 +95,22 @@ class HomeKnowledge:
         self.read_only = read_only
         self._memories: dict[str, Memory] = {}
         self._reader = SkillTools(home, config, who=writer_name("reader"))
+        self._config_stamp = _stamp(home.config_file)
+
+    def refresh(self) -> None:
+        """Take up config.yaml again if it changed since it was read, so a setting the person changes in
+        the workstation (`memory.write_approval`, `mcp_serve.allow_skill_writes`) holds at the next call;
+        a file that no longer loads leaves the settings as they were."""
+        stamp = _stamp(self.home.config_file)
+        if stamp == self._config_stamp:
+            return
+        self._config_stamp = stamp
+        try:
+            self.config = load_config(self.home.root)
+        except ConfigError:
+            return
+        self._memories.clear()
+        self._reader = SkillTools(self.home, self.config, who=writer_name("reader"))
 
     # ── tools ────────────────────────────────────────────────────────────────────────────────────
     @property
@@ -116,9 +133,9 @@ class HomeKnowledge:
 
     async def call(self, tool: str, args: dict[str, Any], client_name: str | None) -> dict[str, Any]:
         """Run one tool call for a client; the result is the tool's dict (`success: False` on refusal)."""
+        self.refresh()
         if tool not in {spec.name for spec in self.tools()}:
-            why = " (this server is read-only)" if tool in WRITE_TOOLS else ""
-            return {"success": False, "error": f"There is no tool named '{tool}' here{why}."}
+            return {"success": False, "error": self._not_offered(tool)}
         who = writer_name(client_name)
         if tool == "memory":
             memory = self._memory(who)
@@ -130,6 +147,13 @@ class HomeKnowledge:
             return await self.session_search(args)
         skills = SkillTools(self.home, self.config, who=who) if tool == "skill_manage" else self._reader
         return await asyncio.to_thread(skills.call, tool, args)
+
+    def _not_offered(self, tool: str) -> str:
+        if tool in WRITE_TOOLS and self.read_only:
+            return f"'{tool}' is not served: this server is read-only (hws mcp serve --read-only)."
+        if tool == "skill_manage":
+            return "'skill_manage' is not served: skill writes are off (mcp_serve.allow_skill_writes)."
+        return f"There is no tool named '{tool}' here."
 
     def _memory(self, who: str) -> Memory:
         if who not in self._memories:
@@ -212,6 +236,14 @@ class HomeKnowledge:
         if not loaded.get("success"):
             raise KnowledgeError(str(loaded.get("error") or f"The skill '{name}' cannot be read."))
         return loaded
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
 
 
 def _spec(schema: dict[str, Any]) -> ToolSpec:

@@ -39,6 +39,7 @@ def build_server(knowledge: HomeKnowledge) -> Server[Any]:
         return home_redactor(knowledge.home.root, knowledge.config).tool_value(value)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        knowledge.refresh()
         return types.ListToolsResult(
             tools=[
                 types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema)
