@@ -82,7 +82,6 @@ async def test_without_or_with_a_wrong_token_401(home: Path, token_file: Path) -
     assert missing.headers["www-authenticate"] == "Bearer"
     assert right.status_code == 200
     assert statuses and set(statuses) == {401} and "error response" in " ".join(_messages(refused.value))
-    assert not (home / "memories" / "MEMORY.md").read_text(encoding="utf-8").endswith("x")
 
 
 async def test_a_token_made_at_start_is_printed_once_and_works(home: Path) -> None:
