@@ -78,4 +78,3 @@ async def hws_acp(
 async def prompt(conn: ClientSideConnection, session_id: str, text: str) -> Any:
     async with asyncio.timeout(WAIT):
         return await conn.prompt(session_id=session_id, prompt=[text_block(text)])
-

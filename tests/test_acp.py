@@ -104,7 +104,9 @@ async def test_a_file_edit_shows_as_a_tool_call_with_its_diff(
     finished = [u for u in client.of(ToolCallProgress) if u.tool_call_id == started[0].tool_call_id]
     assert finished[-1].status == "completed"
     diffs = [c for c in finished[-1].content or [] if isinstance(c, FileEditToolCallContent)]
-    assert [(Path(d.path), d.old_text, d.new_text) for d in diffs] == [(project / "notes.txt", None, "new line\n")]
+    assert [(Path(d.path), d.old_text, d.new_text) for d in diffs] == [
+        (project / "notes.txt", None, "new line\n")
+    ]
     assert client.text().startswith("Writing.Done:")
 
 
@@ -134,7 +136,9 @@ async def test_the_clients_answer_to_a_permission_request_is_the_persons(
     assert final.status == ("completed" if removed else "failed")
 
 
-async def test_the_todo_list_arrives_as_a_plan(server: ScriptedModelServer, hermes_home: Path, project: Path) -> None:
+async def test_the_todo_list_arrives_as_a_plan(
+    server: ScriptedModelServer, hermes_home: Path, project: Path
+) -> None:
     client = RecordingClient()
     async with hws_acp(hermes_home, project, client) as (conn, _process):
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
