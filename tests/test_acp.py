@@ -14,6 +14,7 @@ from acp.schema import (
     AgentPlanUpdate,
     AgentThoughtChunk,
     FileEditToolCallContent,
+    McpServerStdio,
     ToolCallProgress,
     ToolCallStart,
     UserMessageChunk,
@@ -22,6 +23,7 @@ from acp.schema import (
 from engine.model_server.server import ScriptedModelServer
 from tests.acp_support import RecordingClient, hws_acp, prompt
 from tests.agent_support import serve, write_config
+from tests.mcp_support import program
 
 SCENARIO = r"""
 defaults: {chunk_size: 5}
@@ -36,6 +38,13 @@ rules:
     reply:
       text: "Writing."
       tool_calls: [{name: write_file, arguments: {path: "{{match.1}}", content: "new line\n"}}]
+  - when: {user: "(?i)^fix (\\S+)", iteration: 1}
+    reply:
+      tool_calls: [{name: patch, arguments: {path: "{{match.1}}", old_string: "old", new_string: "new"}}]
+  - when: {user: "(?i)tokyo", iteration: 1}
+    reply:
+      tool_calls: [{name: mcp_clock_convert_time, arguments: {source_timezone: UTC, time: "12:00",
+                    target_timezone: Asia/Tokyo}}]
   - when: {user: "(?i)^run (.+)", iteration: 1}
     reply:
       tool_calls: [{name: terminal, arguments: {command: "{{match.1}}"}}]
@@ -108,6 +117,35 @@ async def test_a_file_edit_shows_as_a_tool_call_with_its_diff(
         (project / "notes.txt", None, "new line\n")
     ]
     assert client.text().startswith("Writing.Done:")
+
+
+async def test_a_patch_shows_the_file_before_and_after(
+    server: ScriptedModelServer, hermes_home: Path, project: Path
+) -> None:
+    (project / "notes.txt").write_text("an old line\n")
+    client = RecordingClient()
+    async with hws_acp(hermes_home, project, client) as (conn, _process):
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await prompt(conn, session.session_id, "fix notes.txt")
+    assert (project / "notes.txt").read_text() == "an new line\n"
+    final = client.of(ToolCallProgress)[-1]
+    diffs = [c for c in final.content or [] if isinstance(c, FileEditToolCallContent)]
+    assert [(d.old_text, d.new_text) for d in diffs] == [("an old line\n", "an new line\n")]
+
+
+async def test_an_mcp_server_the_client_passes_serves_the_session(
+    server: ScriptedModelServer, hermes_home: Path, project: Path
+) -> None:
+    clock = McpServerStdio(name="clock", command=program("mcp-server-time"), args=[], env=[])
+    client = RecordingClient()
+    async with hws_acp(hermes_home, project, client) as (conn, _process):
+        session = await conn.new_session(cwd=str(project), mcp_servers=[clock])
+        done = await prompt(conn, session.session_id, "noon UTC in Tokyo?")
+    assert done.stop_reason == "end_turn"
+    [start] = client.of(ToolCallStart)
+    final = [u for u in client.of(ToolCallProgress) if u.tool_call_id == start.tool_call_id][-1]
+    assert final.status == "completed", final
+    assert "Asia/Tokyo" in client.text() and "+09:00" in client.text()
 
 
 @pytest.mark.parametrize(("answer", "removed"), [("once", True), ("deny", False), ("cancel", False)])
