@@ -23,6 +23,7 @@ from acp.schema import (
 from engine.model_server.server import ScriptedModelServer
 from tests.acp_support import RecordingClient, hws_acp, prompt
 from tests.agent_support import serve, write_config
+from tests.fault_support import hws
 from tests.mcp_support import program
 
 SCENARIO = r"""
@@ -45,6 +46,9 @@ rules:
     reply:
       tool_calls: [{name: mcp_clock_convert_time, arguments: {source_timezone: UTC, time: "12:00",
                     target_timezone: Asia/Tokyo}}]
+  - when: {user: "(?i)^remember (.+)", iteration: 1}
+    reply:
+      tool_calls: [{name: memory, arguments: {action: add, target: user, content: "{{match.1}}"}}]
   - when: {user: "(?i)^run (.+)", iteration: 1}
     reply:
       tool_calls: [{name: terminal, arguments: {command: "{{match.1}}"}}]
@@ -186,6 +190,19 @@ async def test_the_todo_list_arrives_as_a_plan(
         ("read the code", "pending"),
         ("fix it", "pending"),
     ]
+
+
+async def test_a_memory_write_lands_in_the_home_and_its_journal(
+    server: ScriptedModelServer, hermes_home: Path, project: Path
+) -> None:
+    client = RecordingClient()
+    async with hws_acp(hermes_home, project, client) as (conn, _process):
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await prompt(conn, session.session_id, "remember the person drinks green tea")
+    assert "the person drinks green tea" in (hermes_home / "memories" / "USER.md").read_text()
+    history = hws("memory", "history", "--json", home=hermes_home)
+    assert history.returncode == 0, history.stderr
+    assert "the person drinks green tea" in history.stdout
 
 
 async def test_cancel_interrupts_the_turn_mid_reply(

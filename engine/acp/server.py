@@ -102,7 +102,7 @@ class HwsAcpAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> LoadSessionResponse:
-        session = await self._open(cwd, session_id, mcp_servers)
+        session = self.sessions.get(session_id) or await self._open(cwd, session_id, mcp_servers)
         for update in history_updates(session.agent.history):
             await self._send(session.session_id, update)
         return LoadSessionResponse()
