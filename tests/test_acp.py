@@ -13,6 +13,7 @@ from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
     AgentThoughtChunk,
+    AvailableCommandsUpdate,
     FileEditToolCallContent,
     McpServerStdio,
     ToolCallProgress,
@@ -25,12 +26,15 @@ from tests.acp_support import RecordingClient, hws_acp, prompt
 from tests.agent_support import serve, write_config
 from tests.fault_support import hws
 from tests.mcp_support import program
+from tests.skills_support import skill_text, write_skill
 
 SCENARIO = r"""
 defaults: {chunk_size: 5}
 rules:
   - when: {kind: title}
     reply: {text: "An editor's chat"}
+  - when: {user: 'invoked the "brew-tea" skill'}
+    reply: {text: "Brewing as the skill says."}
   - when: {after_tool: true, last_tool: todo}
     reply: {text: "Planned."}
   - when: {after_tool: true}
@@ -203,6 +207,25 @@ async def test_a_memory_write_lands_in_the_home_and_its_journal(
     history = hws("memory", "history", "--json", home=hermes_home)
     assert history.returncode == 0, history.stderr
     assert "the person drinks green tea" in history.stdout
+
+
+async def test_the_skills_are_slash_commands_and_one_loads_its_skill(
+    server: ScriptedModelServer, hermes_home: Path, project: Path
+) -> None:
+    write_skill(
+        hermes_home / "skills" / "drinks",
+        "brew-tea",
+        skill_text("brew-tea", "Brews tea. Use when tea is due."),
+    )
+    client = RecordingClient()
+    async with hws_acp(hermes_home, project, client) as (conn, _process):
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        offered = await client.wait_for(AvailableCommandsUpdate)
+        done = await prompt(conn, session.session_id, "/brew-tea for two")
+    commands = {c.name: c.description for c in offered.available_commands}
+    assert commands["brew-tea"] == "Brews tea. Use when tea is due."
+    assert done.stop_reason == "end_turn"
+    assert client.text() == "Brewing as the skill says."
 
 
 async def test_cancel_interrupts_the_turn_mid_reply(

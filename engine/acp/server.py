@@ -32,6 +32,7 @@ from acp.schema import (
 )
 
 from engine.acp.client_servers import with_client_servers
+from engine.acp.commands import skill_commands
 from engine.acp.permission import decision_from, options_for, tool_call_for
 from engine.acp.prompt_blocks import prompt_text
 from engine.acp.replay import history_updates
@@ -73,6 +74,7 @@ class HwsAcpAgent:
         self.options = options or AgentOptions()
         self.sessions: dict[str, AcpSession] = {}
         self.client: Client | None = None
+        self._offering: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
@@ -97,6 +99,7 @@ class HwsAcpAgent:
         self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> NewSessionResponse:
         session = await self._open(cwd, None, mcp_servers)
+        self._offer_commands_soon(session)  # after the response: the client knows the session by then
         return NewSessionResponse(session_id=session.session_id)
 
     async def load_session(
@@ -105,7 +108,24 @@ class HwsAcpAgent:
         session = self.sessions.get(session_id) or await self._open(cwd, session_id, mcp_servers)
         for update in history_updates(session.agent.history):
             await self._send(session.session_id, update)
+        self._offer_commands_soon(session)
         return LoadSessionResponse()
+
+    def _offer_commands_soon(self, session: AcpSession) -> None:
+        commands = skill_commands(session.agent.skills)
+        if commands is None:
+            return
+
+        async def offer() -> None:
+            await asyncio.sleep(0)  # the response to the request that opened the session goes first
+            try:
+                await self._send(session.session_id, commands)
+            except Exception as exc:  # the client left: nothing to offer to
+                log.info("the skill commands were not sent: %s", exc)
+
+        task = asyncio.create_task(offer())
+        self._offering.add(task)
+        task.add_done_callback(self._offering.discard)
 
     async def _open(self, cwd: str, resume: str | None, mcp_servers: list[Any] | None) -> AcpSession:
         folder = Path(cwd).expanduser()
