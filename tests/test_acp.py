@@ -261,6 +261,10 @@ async def test_session_load_replays_an_earlier_session_and_goes_on(
         assert later.text().startswith("Hello from the script, streamed in pieces.Writing.Done:")
         assert [s.kind for s in later.of(ToolCallStart)] == ["edit"]
         assert {sid for sid, _ in replayed} == {session.session_id}
+        listed = await conn.list_sessions(cwd=str(project))
+        assert [s.session_id for s in listed.sessions] == [session.session_id]
+        assert listed.sessions[0].title, "a conversation is listed by its title"
+        assert (await conn.list_sessions(cwd=str(project.parent))).sessions == []
         done = await prompt(conn, session.session_id, "hello again")
     assert done.stop_reason == "end_turn"
     assert later.text().endswith("Hello from the script, streamed in pieces.")

@@ -29,6 +29,8 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SessionCapabilities,
+    SessionListCapabilities,
 )
 
 from engine.acp.client_servers import with_client_servers
@@ -84,6 +86,7 @@ class HwsAcpAgent:
             load_session=True,
             prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
             mcp_capabilities=McpCapabilities(http=True, sse=True),
+            session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
         )
         return InitializeResponse(
             protocol_version=min(int(protocol_version), PROTOCOL_VERSION),
@@ -101,6 +104,11 @@ class HwsAcpAgent:
         session = await self._open(cwd, None, mcp_servers)
         self._offer_commands_soon(session)  # after the response: the client knows the session by then
         return NewSessionResponse(session_id=session.session_id)
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **_: Any) -> Any:
+        from engine.acp.listing import list_sessions
+
+        return await list_sessions(self.home, self.config, cwd, cursor)
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
