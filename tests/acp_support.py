@@ -33,6 +33,7 @@ class RecordingClient:
     updates: list[tuple[str, Any]] = field(default_factory=list)
     permissions: list[Any] = field(default_factory=list)
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    initialized: Any = None  # the agent's answer to `initialize`
 
     async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> Any:
         self.permissions.append((tool_call, options))
@@ -71,7 +72,7 @@ async def hws_acp(
         client, sys.executable, "-m", "tui.main", "acp", *args, env=env, cwd=str(cwd)
     ) as (conn, process):
         async with asyncio.timeout(WAIT):
-            await conn.initialize(protocol_version=PROTOCOL_VERSION)
+            client.initialized = await conn.initialize(protocol_version=PROTOCOL_VERSION)
         yield conn, process
 
 

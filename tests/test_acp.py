@@ -98,6 +98,12 @@ async def test_a_prompt_streams_chunks_and_thoughts_and_ends_the_turn(
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         done = await prompt(conn, session.session_id, "hello there")
     assert done.stop_reason == "end_turn"
+    hello = client.initialized
+    assert hello.agent_info.name == "hws" and hello.auth_methods == []
+    assert (
+        hello.agent_capabilities.load_session
+        and hello.agent_capabilities.session_capabilities.list is not None
+    )
     chunks = client.of(AgentMessageChunk)
     assert len(chunks) > 1, "the answer arrives in pieces, not at once"
     assert client.text() == "Hello from the script, streamed in pieces."

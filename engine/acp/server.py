@@ -46,7 +46,6 @@ from engine.events import ApprovalNeeded, ErrorEvent, Event, TurnFinished
 from engine.home import Home
 
 log = logging.getLogger(__name__)
-AGENT_VERSION = "0.1.0"
 
 
 @dataclass
@@ -92,7 +91,7 @@ class HwsAcpAgent:
             protocol_version=min(int(protocol_version), PROTOCOL_VERSION),
             agent_capabilities=capabilities,
             auth_methods=[],
-            agent_info=Implementation(name="hws", title="Hermes Workstation", version=AGENT_VERSION),
+            agent_info=Implementation(name="hws", title="Hermes Workstation", version=_hws_version()),
         )
 
     async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
@@ -233,6 +232,15 @@ class HwsAcpAgent:
             except Exception:
                 log.exception("closing ACP session %s failed", session.session_id)
         self.sessions.clear()
+
+
+def _hws_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hermes-workstation")
+    except PackageNotFoundError:  # a checkout run in place
+        return "0+checkout"
 
 
 def _log_background(event: Event) -> None:
