@@ -82,10 +82,10 @@ def project(tmp_path: Path) -> Path:
     return folder
 
 
-def _sessions(home: Path) -> list[tuple[str, str]]:
+def _sessions(home: Path) -> list[tuple[str, str, str]]:
     conn = sqlite3.connect(home / "state.db")
     try:
-        return [tuple(row) for row in conn.execute("SELECT id, source FROM sessions")]
+        return [tuple(row) for row in conn.execute("SELECT id, source, end_reason FROM sessions")]
     finally:
         conn.close()
 
@@ -94,9 +94,10 @@ async def test_a_prompt_streams_chunks_and_thoughts_and_ends_the_turn(
     server: ScriptedModelServer, hermes_home: Path, project: Path
 ) -> None:
     client = RecordingClient()
-    async with hws_acp(hermes_home, project, client) as (conn, _process):
+    async with hws_acp(hermes_home, project, client) as (conn, process):
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         done = await prompt(conn, session.session_id, "hello there")
+    assert process.returncode == 0, "the client closed stdin: hws acp ends its sessions and exits"
     assert done.stop_reason == "end_turn"
     hello = client.initialized
     assert hello.agent_info.name == "hws" and hello.auth_methods == []
@@ -109,7 +110,7 @@ async def test_a_prompt_streams_chunks_and_thoughts_and_ends_the_turn(
     assert client.text() == "Hello from the script, streamed in pieces."
     assert client.text(AgentThoughtChunk) == "A greeting; answer it."
     assert {sid for sid, _ in client.updates} == {session.session_id}
-    assert (session.session_id, "acp") in _sessions(hermes_home)
+    assert (session.session_id, "acp", "acp_close") in _sessions(hermes_home)
 
 
 async def test_a_file_edit_shows_as_a_tool_call_with_its_diff(
