@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +26,7 @@ from acp.schema import (
 from engine.model_server.server import ScriptedModelServer
 from tests.acp_support import RecordingClient, hws_acp, prompt
 from tests.agent_support import serve, write_config
-from tests.fault_support import hws
+from tests.fault_support import ROOT, hws, hws_env
 from tests.mcp_support import program
 from tests.skills_support import skill_text, write_skill
 
@@ -287,3 +289,26 @@ async def test_loading_a_session_that_does_not_exist_is_an_error_with_a_sentence
         with pytest.raises(RequestError) as raised:
             await conn.load_session(cwd=str(project), session_id="no-such-session", mcp_servers=[])
     assert "no-such-session" in str(raised.value.data)
+
+
+def test_stdout_carries_the_protocol_alone(tmp_path: Path) -> None:
+    """A stray print, or a child process that inherits descriptor 1, lands on stderr, not in the stream."""
+    script = (
+        "import os, subprocess, sys\n"
+        "from engine.acp.streams import keep_stdout_for_protocol\n"
+        "fd = keep_stdout_for_protocol()\n"
+        "print('a stray print')\n"
+        "subprocess.run(['echo', 'a child writing to fd 1'])\n"
+        'os.write(fd, b\'{"jsonrpc": "2.0"}\\n\')\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        env=hws_env(tmp_path),
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == '{"jsonrpc": "2.0"}\n'
+    assert "a stray print" in done.stderr and "a child writing to fd 1" in done.stderr
