@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import acp  # noqa: F401  first the whole SDK: a thread importing one of its submodules alone races its __init__
 from acp.schema import HttpMcpServer, McpServerStdio, SseMcpServer
 
 from engine.config import Config

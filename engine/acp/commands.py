@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import acp  # noqa: F401  first the whole SDK: a thread importing one of its submodules alone races its __init__
 from acp.helpers import update_available_commands
 from acp.schema import AvailableCommand, UnstructuredCommandInput
 

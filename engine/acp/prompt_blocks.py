@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import acp  # noqa: F401  first the whole SDK: a thread importing one of its submodules alone races its __init__
 from acp.schema import (
     EmbeddedResourceContentBlock,
     ResourceContentBlock,
