@@ -334,6 +334,11 @@ class TextPrinter:
             self.note(f"┊ process   {data['process_id']} started ({data['where']}): {data['command']}")
         elif kind == "process_ended":
             self.note(f"┊ process   {data['message']}")
+        elif kind == "checkpoint_taken":
+            kept, ident = "unchanged since" if data["unchanged"] else "saved as", data["checkpoint_id"]
+            self.note(f"┊ checkpoint {kept} {ident} (hws checkpoints restore {ident})")
+        elif kind == "checkpoint_skipped":
+            self.note(f"warning: {data['message']}")
         elif kind == "nudge_fired":
             self.note(f"┊ nudge     {data['nudge']}: {data['reason']}")
         elif kind == "status":
