@@ -6,7 +6,7 @@ working folder is saved as a commit of a shadow git repository under the home,
 and `GIT_WORK_TREE` at the folder. The project's own `.git` is never read for history nor written, and
 nothing is written into the folder; its `.gitignore` files (and `.git/info/exclude`) are honoured.
 
-    store = CheckpointStore(home, config, project)
+    store = CheckpointStore(home, config, project)                       # engine/checkpoints/store.py
     taken = store.take("write_file notes.txt", session_id=sid, turn=3)   # Taken: new, unchanged or skipped
     store.checkpoints()                  # newest first, each with its session, turn and reason
     store.changes_since(checkpoint)      # what a restore would change (added, modified, removed)
@@ -19,7 +19,3 @@ The rooms:
 - `store.py` — take, list, compare and restore checkpoints; retention.
 - `turn.py` — the agent's side: which calls change files, one checkpoint per turn, its events.
 """
-
-from engine.checkpoints.store import Change, Checkpoint, CheckpointError, CheckpointStore, Restored, Taken
-
-__all__ = ["Change", "Checkpoint", "CheckpointError", "CheckpointStore", "Restored", "Taken"]

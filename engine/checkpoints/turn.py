@@ -61,7 +61,7 @@ class TurnCheckpoints:
         reason = next(
             (r for name, args in calls if (r := change_reason(name, args, self.cwd, self.config))), ""
         )
-        if not reason:
+        if not reason or self.store.refusal():  # a folder never saved (the home itself) is not news
             return
         self._turn = (session_id, turn)
         try:

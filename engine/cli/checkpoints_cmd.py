@@ -57,8 +57,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _store(args: argparse.Namespace) -> Any:
-    from engine.checkpoints import CheckpointStore
-    from engine.checkpoints.store import shadow_dir
+    from engine.checkpoints.store import CheckpointStore, shadow_dir
 
     home, config = open_home(args)
     if args.cwd:
@@ -98,7 +97,7 @@ def _change_line(change: Any) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from engine.checkpoints import CheckpointError
+    from engine.checkpoints.store import CheckpointError
 
     store = _store(args)
     try:
@@ -136,7 +135,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    from engine.checkpoints import CheckpointError
+    from engine.checkpoints.store import CheckpointError
 
     store = _store(args)
     try:
@@ -165,7 +164,7 @@ def run_diff(args: argparse.Namespace) -> int:
 
 
 def run_restore(args: argparse.Namespace) -> int:
-    from engine.checkpoints import CheckpointError
+    from engine.checkpoints.store import CheckpointError
 
     store = _store(args)
     try:
