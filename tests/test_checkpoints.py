@@ -173,6 +173,10 @@ def test_one_path_is_restored_and_a_restore_is_undone(home: Path, project: Path,
         k: v for k, v in after_agent.items() if k != "notes file.txt"
     }
 
+    nowhere = hws("checkpoints", "restore", ident, "nowhere.txt", home=home, cwd=project)
+    assert_clean_exit(nowhere, (1,))
+    assert "nowhere.txt is neither in checkpoint" in nowhere.stderr
+
     whole = checkpoints(home, project, "restore", ident)
     assert files_of(project) == before
     undone = checkpoints(home, project, "restore", whole["undo"]["id"])

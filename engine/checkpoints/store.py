@@ -369,6 +369,13 @@ class CheckpointStore:
             )
         undo = taken.checkpoint
         changes = self.changes(undo.tree, target.tree, where)
+        if (
+            where
+            and not changes
+            and not self._holds(target.tree, where)
+            and not self._holds(undo.tree, where)
+        ):
+            raise CheckpointError(f"{where} is neither in checkpoint {target.id} nor in {self.project}.")
         if changes:
             try:
                 with self.git.locked():
@@ -380,6 +387,12 @@ class CheckpointStore:
                     f"The restore of {target.id} stopped part way: {exc}. Restore {undo.id} to go back."
                 ) from exc
         return Restored(target, undo, tuple(changes), where)
+
+    def _holds(self, tree: str, path: str) -> bool:
+        try:
+            return bool(self.git.run("ls-tree", "--name-only", tree, "--", path).strip())
+        except GitError:
+            return False
 
 
 def _parse(record: str) -> Checkpoint:

@@ -8,7 +8,6 @@ whose id it prints, so the restore itself can be undone.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import os
 import sys
 from pathlib import Path
@@ -78,18 +77,6 @@ def _path(store: Any, raw: str) -> str:
     return str(store.relative(absolute))
 
 
-def _when(created: float) -> str:
-    return dt.datetime.fromtimestamp(created).strftime("%Y-%m-%d %H:%M:%S")
-
-
-def _summary(changes: list[Any]) -> str:
-    if not changes:
-        return "no change"
-    added = sum(c.lines_added or 0 for c in changes)
-    removed = sum(c.lines_removed or 0 for c in changes)
-    return f"{len(changes)} file{'' if len(changes) == 1 else 's'} (+{added} -{removed})"
-
-
 def _change_line(change: Any) -> str:
     mark = {"added": "A", "removed": "D"}.get(change.status, "M")
     counts = "binary" if change.lines_added is None else f"+{change.lines_added} -{change.lines_removed}"
@@ -97,9 +84,11 @@ def _change_line(change: Any) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from engine.checkpoints import words
     from engine.checkpoints.store import CheckpointError
 
     store = _store(args)
+    every = []
     try:
         every = store.checkpoints()
         now = store.current_tree() if every else ""
@@ -128,13 +117,14 @@ def run_list(args: argparse.Namespace) -> int:
     print(f"Checkpoints of {store.project}, newest first:")
     for c in every:
         turn = f"turn {c.turn}" if c.turn else "by hand"
-        changed = "?" if since[c.id] is None else _summary(since[c.id])
-        print(f"  {c.id}  {_when(c.created)}  {turn:<8}  since: {changed:<22}  {c.reason}")
+        changed = "?" if since[c.id] is None else words.summary(since[c.id])
+        print(f"  {c.id}  {words.when(c)}  {turn:<8}  since: {changed:<22}  {c.reason}")
     print("Compare: hws checkpoints diff ID   Restore: hws checkpoints restore ID [PATH]")
     return 0
 
 
 def run_diff(args: argparse.Namespace) -> int:
+    from engine.checkpoints import words
     from engine.checkpoints.store import CheckpointError
 
     store = _store(args)
@@ -155,7 +145,7 @@ def run_diff(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(f"Since {checkpoint.id} ({checkpoint.reason}): {_summary(changes)}")
+    print(f"Since {checkpoint.id} ({words.label(checkpoint)}): {words.summary(changes)}")
     for change in changes:
         print(_change_line(change))
     if patch:
@@ -164,6 +154,7 @@ def run_diff(args: argparse.Namespace) -> int:
 
 
 def run_restore(args: argparse.Namespace) -> int:
+    from engine.checkpoints import words
     from engine.checkpoints.store import CheckpointError
 
     store = _store(args)
@@ -181,9 +172,12 @@ def run_restore(args: argparse.Namespace) -> int:
                     }
                 )
                 return 0
-            print(f"Restoring {checkpoint.id} ({checkpoint.reason}) would change {_summary(changes)}:")
+            said = (
+                f"Restoring {checkpoint.id} ({words.label(checkpoint)}) would change {words.summary(changes)}"
+            )
+            print(f"{said}:" if changes else f"{said}.")
             for change in changes:
-                print(_restore_line(change))
+                print(f"  {words.restore_line(change)}")
             return 0
         restored = store.restore(checkpoint, path)
     except CheckpointError as exc:
@@ -200,26 +194,10 @@ def run_restore(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    where = f"{restored.path} in " if restored.path else ""
-    if not changes:
-        print(f"{where}{store.project} already matches {checkpoint.id}; nothing was changed.")
-    else:
-        print(
-            f"Restored {where}{store.project} to {checkpoint.id} ({checkpoint.reason}): {_summary(changes)}"
-        )
-        for change in changes:
-            print(_restore_line(change))
-        removed = sum(1 for c in changes if c.status == "removed")
-        if removed:
-            print(f"{removed} file{'' if removed == 1 else 's'} made after the checkpoint removed.")
-    print(
-        f"To undo: hws checkpoints restore {restored.undo.id}"
-        + (f" {restored.path}" if restored.path else "")
-    )
+    print(words.restored_sentence(restored, str(store.project)))
+    for change in changes:
+        print(f"  {words.restore_line(change)}")
+    if changes:
+        again = f" {restored.path}" if restored.path else ""
+        print(f"To undo: hws checkpoints restore {restored.undo.id}{again}")
     return 0
-
-
-def _restore_line(change: Any) -> str:
-    """A change as the restore makes it: `restored`, `brought back` or `removed (made since)`."""
-    words = {"added": "brought back", "removed": "removed (made after the checkpoint)"}
-    return f"  {words.get(change.status, 'restored')}: {change.path}"
