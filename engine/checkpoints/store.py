@@ -325,11 +325,15 @@ class CheckpointStore:
 
     def patch_since(self, checkpoint: Checkpoint, path: str = "") -> str:
         """The unified diff from `checkpoint` to the folder now."""
-        spec = ["--", self.relative(path)] if path else []
+        return self.patch(checkpoint.tree, self.current_tree(), self.relative(path) if path else "")
+
+    def patch(self, old_tree: str, new_tree: str, path: str = "") -> str:
+        """The unified diff from `old_tree` to `new_tree` (under `path` when given)."""
+        spec = ["--", path] if path else []
         try:
             out = self.git.run(
                 "diff-tree", "-r", "-p", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-color",
-                checkpoint.tree, self.current_tree(), *spec,
+                old_tree, new_tree, *spec,
             )  # fmt: skip
         except GitError as exc:
             raise CheckpointError(f"The checkpoint cannot be compared: {exc}.") from exc

@@ -126,8 +126,9 @@ class RollbackScreen(ModalScreen[str | None]):
         from engine.checkpoints.store import CheckpointError
 
         try:
-            changes = self.store.changes(self.store.current_tree(), checkpoint.tree)
-            patch = self.store.patch_since(checkpoint)
+            now = self.store.current_tree()  # the diff as the restore would make it: now → checkpoint
+            changes = self.store.changes(now, checkpoint.tree)
+            patch = self.store.patch(now, checkpoint.tree)
         except CheckpointError as exc:
             self.app.call_from_thread(self._say, str(exc))
             return
