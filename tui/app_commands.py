@@ -83,6 +83,11 @@ class SlashCommands:
             self.compress_command(argument)
         elif name == "title":
             self.title_command(argument)
+        elif name == "rollback" and not self._waits_for_turn(name):
+            from tui.screens.rollback import RollbackScreen
+
+            screen = RollbackScreen(self.home, self.config, self.workdir)  # type: ignore[attr-defined]
+            self.push_screen(screen, lambda said: self._say(said) if said else None)  # type: ignore[attr-defined]
 
     def _agent_command(self, name: str, argument: str, key: str = "") -> None:
         """The agent-side commands by name (ctrl+n, the next-session bar, call "new"); `key` is the

@@ -32,6 +32,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("edit", "edit files side by side (SOUL.md, memory, skills)", args="[file] [file]"),
     SlashCommand("identity", "SOUL.md and USER.md beside what the provider observed"),
     SlashCommand("undo", "undo the last memory or skill write"),
+    SlashCommand("rollback", "list the working folder's checkpoints by turn; restore one"),
     SlashCommand("retry", "send the last message again"),
     SlashCommand("copy", "copy the last reply"),
     SlashCommand("theme", "switch the theme and keep it in config.yaml (no name: pick one)", args="[name]"),
