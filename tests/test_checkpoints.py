@@ -265,3 +265,42 @@ def test_cli_sentences(home: Path, project: Path) -> None:
     done = hws("checkpoints", "diff", "abcdef12", home=home, cwd=project)
     assert_clean_exit(done, (1,))
     assert "No checkpoint abcdef12" in done.stderr
+
+
+def test_a_restore_never_writes_through_a_link_the_agent_put_in_place(
+    home: Path, project: Path, tmp_path: Path
+) -> None:
+    """The agent swaps the `src` folder for a link to a folder outside; restoring `src/a.txt` must put a
+    real folder back, not write through the link."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    before = files_of(project)
+    command = f"rm -rf src && ln -s {outside} src"
+    events = run_json(home, project, calls_scenario(("terminal", {"command": command})), tmp_path)
+    ident = of_type(events, "checkpoint_taken")[0]["checkpoint_id"]
+    assert (project / "src").is_symlink()
+
+    checkpoints(home, project, "restore", ident)
+    assert not (project / "src").is_symlink() and (project / "src" / "a.txt").read_text() == "alpha\n"
+    assert list(outside.iterdir()) == []
+    assert files_of(project) == before
+
+
+def test_only_the_newest_checkpoints_are_kept(home: Path, project: Path, tmp_path: Path) -> None:
+    (home / "config.yaml").write_text(CONFIG + "checkpoints:\n  max_snapshots: 2\n", encoding="utf-8")
+    events = run_json(home, project, calls_scenario(*AGENT_EDITS[:1]), tmp_path)
+    first = of_type(events, "checkpoint_taken")[0]["checkpoint_id"]
+    undo = checkpoints(home, project, "restore", first)["undo"]["id"]  # a second checkpoint
+    again = checkpoints(home, project, "restore", undo)["undo"]["id"]  # a third: the first goes
+    assert [c["id"] for c in checkpoints(home, project, "list")["checkpoints"]] == [again, undo]
+    assert b"first notes" in shadow_objects(home)  # what the kept ones hold is still there
+
+
+def test_a_key_in_the_prompting_command_is_not_stored(home: Path, project: Path, tmp_path: Path) -> None:
+    key = "sk-" + "Zq7" * 16
+    (home / ".env").write_text(f"OPENAI_API_KEY={key}\n", encoding="utf-8")
+    command = f"echo {key} > /dev/null; echo changed > b.txt"
+    events = run_json(home, project, calls_scenario(("terminal", {"command": command})), tmp_path)
+    assert of_type(events, "checkpoint_taken")
+    listed = checkpoints(home, project, "list")["checkpoints"]
+    assert key not in json.dumps(listed) and key.encode() not in shadow_objects(home)

@@ -107,7 +107,10 @@ class ShadowGit:
             raise GitError("git is not installed; checkpoints need the git command") from exc
         if done.returncode != 0:
             said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            detail = said[-1] if said else f"exit {done.returncode}"
+            errors = [line for line in said if line.startswith(("error:", "fatal:"))]
+            detail = (errors or said or [f"exit {done.returncode}"])[
+                0
+            ]  # the cause, not `adding files failed`
             raise GitError(f"git {args[0]} failed: {detail}")
         return done.stdout
 

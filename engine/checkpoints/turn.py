@@ -19,6 +19,7 @@ from engine.checkpoints.store import CheckpointStore
 from engine.config import Config
 from engine.events import CheckpointSkipped, CheckpointTaken, Event
 from engine.home import Home
+from engine.threats.redact import home_redactor
 from engine.tools.backends.choice import backend_name
 from engine.tools.danger import is_read_only
 from engine.tools.preview import one_line
@@ -44,6 +45,7 @@ class TurnCheckpoints:
     """One agent's checkpoints of its working folder: at most one per turn, its events through `emit`."""
 
     def __init__(self, home: Home, config: Config, cwd: Path, emit: Callable[[Event], None]) -> None:
+        self.home = home
         self.config = config
         self.cwd = cwd
         self.emit = emit
@@ -63,6 +65,7 @@ class TurnCheckpoints:
         )
         if not reason or self.store.refusal():  # a folder never saved (the home itself) is not news
             return
+        reason = home_redactor(self.home.root, self.config)(reason)  # it is stored: no key in a command
         self._turn = (session_id, turn)
         try:
             taken = await asyncio.to_thread(self.store.take, reason, session_id=session_id, turn=turn)
