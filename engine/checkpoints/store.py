@@ -26,6 +26,7 @@ from engine.config import Config
 from engine.home import Home
 
 REF_PREFIX = "refs/hws-checkpoints/"
+TURN_PREFIX = "refs/hws-turns/"  # <session>/<turn>: the checkpoint that holds the folder as the turn began
 ID_LENGTH = 12
 _FIELD, _RECORD = "\x1f", "\x1e"
 _FORMAT = (
@@ -173,16 +174,41 @@ class CheckpointStore:
         tree = self._index_tree(None, deadline)
         newest = self._newest()
         if newest is not None and newest.tree == tree:
+            self._mark_turn(session_id, turn, newest.commit)
             return Taken(newest, unchanged=True)
         message = f"{_one_line(reason)}\n\nSession: {session_id}\nTurn: {turn}\nFiles: {found.files}\n"
         commit = self.git.run("commit-tree", tree, stdin=message.encode("utf-8"), deadline=deadline)
         commit_id = commit.decode().strip()
         ref = f"{REF_PREFIX}{time.time_ns():020d}"
         self.git.run("update-ref", ref, commit_id, "", deadline=deadline)
+        self._mark_turn(session_id, turn, commit_id)
         self._prune()
         created = self._find_ref(ref)
         assert created is not None
         return Taken(created)
+
+    def _mark_turn(self, session_id: str, turn: int, commit: str) -> None:
+        """Remember which checkpoint holds the folder as turn `turn` began (an unchanged one is no new
+        checkpoint, so the turn is found by this ref, not by the checkpoints' own list)."""
+        if session_id and turn > 0:
+            self.git.run("update-ref", f"{_turn_prefix(session_id)}{turn:06d}", commit)
+
+    def before_turn(self, session_id: str, turn: int) -> Checkpoint | None:
+        """The checkpoint holding the folder as it was before turn `turn` of `session_id` (or the first
+        turn after it that changed anything) changed it; None when no turn since changed the folder."""
+        if not (self.git.git_dir / "HEAD").is_file():
+            return None
+        try:
+            out = self.git.run("for-each-ref", "--format=%(refname) %(objectname)", _turn_prefix(session_id))
+        except GitError as exc:
+            raise CheckpointError(f"The checkpoints of {self.project} cannot be read: {exc}.") from exc
+        marks = sorted(
+            (int(name.rsplit("/", 1)[1]), commit)
+            for name, _, commit in (line.partition(" ") for line in out.decode().splitlines())
+            if name.rsplit("/", 1)[1].isdigit() and int(name.rsplit("/", 1)[1]) >= turn
+        )
+        by_commit = {c.commit: c for c in self.checkpoints()}
+        return next((by_commit[commit] for _turn, commit in marks if commit in by_commit), None)
 
     def _index_tree(self, index: Path | None, deadline: float) -> str:
         """The folder as a tree of the shadow repository (through `index`, else the shadow's own)."""
@@ -226,6 +252,11 @@ class CheckpointStore:
             return
         for old in dropped:
             self.git.run("update-ref", "-d", old.ref)
+        gone = {old.commit for old in dropped}
+        marks = self.git.run("for-each-ref", "--format=%(refname) %(objectname)", TURN_PREFIX)
+        for name, _, commit in (line.partition(" ") for line in marks.decode().splitlines()):
+            if commit in gone:
+                self.git.run("update-ref", "-d", name)
         self.git.run("prune", "--expire=now")
 
     # -- reading ----------------------------------------------------------------------------------
@@ -413,6 +444,10 @@ def _parse(record: str) -> Checkpoint:
         int(trailers.get("Turn", "0").strip() or 0),
         int(trailers.get("Files", "0").strip() or 0),
     )
+
+
+def _turn_prefix(session_id: str) -> str:
+    return f"{TURN_PREFIX}{re.sub(r'[^A-Za-z0-9_-]', '_', session_id)}/"
 
 
 def _count(text: str) -> int | None:
