@@ -369,6 +369,13 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             10, "Files larger than this many MiB are left out of checkpoints (and out of restores).", 1
         ),
         "max_snapshots": S(50, "Checkpoints kept per working folder; the oldest go first.", 1),
+        "max_entries_walked": S(
+            200_000,
+            "Files and folders (before .gitignore applies; the exclude folders not entered) counted once per "
+            "session before git lists the working folder; past this many it is not saved, so a huge tree "
+            "(a home folder) never holds up a turn.",
+            1,
+        ),
         "exclude": S(
             [d for d in SEARCH_SKIP_DIRS if d != ".git"],
             "Folder names never saved (rebuilt by tools), beside what .gitignore leaves out.",

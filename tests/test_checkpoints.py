@@ -192,18 +192,32 @@ def test_ignored_files_never_reach_the_shadow_repository(home: Path, project: Pa
     assert b"built-needle-4417" not in stored
 
 
+@pytest.mark.parametrize(
+    ("setting", "said"),
+    [
+        ("max_files: 40", "more than 40 files (checkpoints.max_files)"),
+        ("max_entries_walked: 50", "more than 50 files and folders (checkpoints.max_entries_walked)"),
+    ],
+)
 def test_a_folder_over_the_limits_is_skipped_with_one_notice(
-    home: Path, project: Path, tmp_path: Path
+    home: Path, project: Path, tmp_path: Path, setting: str, said: str
 ) -> None:
-    (home / "config.yaml").write_text(CONFIG + "checkpoints:\n  max_files: 40\n", encoding="utf-8")
+    (home / "config.yaml").write_text(CONFIG + f"checkpoints:\n  {setting}\n", encoding="utf-8")
     for number in range(60):
         (project / f"many-{number}.txt").write_text(f"{number}\n")
     events = run_json(home, project, calls_scenario(*AGENT_EDITS), tmp_path)
     skipped = of_type(events, "checkpoint_skipped")
-    assert len(skipped) == 1 and "more than 40 files" in skipped[0]["message"]
-    assert "checkpoints.max_files" in skipped[0]["message"]
+    assert len(skipped) == 1 and said in skipped[0]["message"], skipped
     assert not of_type(events, "checkpoint_taken")
     assert files_of(project)["src/a.txt"] == b"ALPHA by the agent\n"  # the turn went on
+
+
+def test_ignored_files_do_not_count_against_the_limits(home: Path, project: Path, tmp_path: Path) -> None:
+    (home / "config.yaml").write_text(CONFIG + "checkpoints:\n  max_files: 40\n", encoding="utf-8")
+    for number in range(60):
+        (project / "build" / f"out-{number}.o").write_text(f"{number}\n")
+    events = run_json(home, project, calls_scenario(*AGENT_EDITS), tmp_path)
+    assert of_type(events, "checkpoint_taken") and not of_type(events, "checkpoint_skipped")
 
 
 def test_read_only_commands_take_no_checkpoint_and_disabled_takes_none(

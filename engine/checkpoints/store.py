@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.checkpoints.git import GitError, ShadowGit, pattern_for
-from engine.checkpoints.survey import MIB, Limits, survey
+from engine.checkpoints.survey import MIB, Limits, survey, too_many_entries
 from engine.config import Config
 from engine.home import Home
 
@@ -130,6 +130,8 @@ class CheckpointStore:
             int(section.max_files), int(section.max_total_size_mb) * MIB, int(section.max_file_size_mb) * MIB
         )
         self.keep = int(section.max_snapshots)
+        self.max_walked = int(section.max_entries_walked)
+        self._walked = False  # the bounded count is made once per store (an agent keeps one)
         self.exclude_dirs = [str(name) for name in section.exclude or ()]
         self.timeout = float(section.timeout)
         self.git = ShadowGit(shadow_dir(home, self.project), self.project, self.timeout)
@@ -157,6 +159,18 @@ class CheckpointStore:
             return Taken(None, skipped=f"No checkpoint of {self.project}: {exc}.")
 
     def _take(self, reason: str, session_id: str, turn: int, deadline: float) -> Taken:
+        if not self._walked:
+            skip = frozenset({".git", *(name.strip("/") for name in self.exclude_dirs)})
+            if too_many_entries(self.project, skip, self.max_walked):
+                return Taken(
+                    None,
+                    skipped=(
+                        f"No checkpoint of {self.project}: it holds more than {self.max_walked:,} files and "
+                        "folders (checkpoints.max_entries_walked); run hws in the project's own folder, or "
+                        "raise the limit in config.yaml."
+                    ),
+                )
+            self._walked = True
         excludes = self._excludes()
         self.git.prepare(excludes)
         found = survey(self.git, self.limits, max(0.1, deadline - time.monotonic()))

@@ -1,9 +1,10 @@
 """Whether a working folder fits the checkpoint limits, found before anything is copied.
 
-The listing is git's own (`ls-files --cached --others --exclude-standard`, so .gitignore and the
-excludes count exactly as they will when the folder is saved), read as it streams: it stops as soon as
-a limit is passed, so a home folder of a million files costs the first few thousand names, not a walk
-of the whole tree.
+git walks a whole tree before it lists the first name, so a folder far too large (a home folder) is
+found first by a bounded count of its entries (`too_many_entries`, once per session), which stops at
+its bound. Then the listing is git's own (`ls-files --cached --others --exclude-standard`, so
+.gitignore and the excludes count exactly as they will when the folder is saved), summed as it is
+read and stopped at the first limit passed, before any file is copied.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import stat
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 
 from engine.checkpoints.git import GitError, ShadowGit
 
@@ -33,6 +35,26 @@ class Survey:
     total_bytes: int
     large: tuple[str, ...]  # paths (from the top) over max_file_bytes: left out of the checkpoint
     over: str = ""  # the limit passed, as words ("more than 20,000 files"); empty when it fits
+
+
+def too_many_entries(root: Path, skip: frozenset[str], bound: int) -> bool:
+    """Whether `root` holds more than `bound` files and folders, counted without following links and
+    without entering `skip` folders; stops counting at `bound`. git lists a folder only after walking
+    all of it, so this bounds what a huge tree costs before git is asked."""
+    count = 0
+    stack = [root]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    count += 1
+                    if count > bound:
+                        return True
+                    if entry.name not in skip and entry.is_dir(follow_symlinks=False):
+                        stack.append(Path(entry.path))
+        except OSError:
+            continue  # unreadable: git cannot list it either
+    return False
 
 
 def survey(git: ShadowGit, limits: Limits, timeout: float) -> Survey:
