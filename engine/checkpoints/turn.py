@@ -36,7 +36,12 @@ def change_reason(name: str, arguments: Mapping[str, Any], cwd: Path, config: Co
         return one_line(f"{name} {arguments.get('path', '')}", REASON_WIDTH)
     if name == "terminal" and backend_name(config) == "local":
         command = str(arguments.get("command", ""))
-        if command.strip() and not is_read_only(command, cwd):
+        try:
+            read_only = is_read_only(command, cwd)
+        except Exception:  # a command the parser cannot take may write
+            log.exception("checking whether a command only reads failed")
+            read_only = False
+        if command.strip() and not read_only:
             return one_line(f"terminal {command}", REASON_WIDTH)
     return ""
 
