@@ -14,6 +14,7 @@ from textual.widgets import OptionList, Static
 from tests.tui_support import agent_started, make_scripted_app, pause_until, say, scripted_model, turn_done
 from tui import messages
 from tui.screens.rollback import RollbackScreen
+from widgets.transcript_blocks import NoticeBlock
 
 SCENARIO = """
 name: rollback
@@ -57,6 +58,12 @@ async def test_rollback_lists_the_turns_checkpoint_shows_its_diff_and_restores_i
         assert notes.read_text() == "the agent's notes\n" and (app.workdir / "stray.txt").exists()
         taken = [m.event for m in seen if type(getattr(m, "event", None)).__name__ == "CheckpointTaken"]
         assert len(taken) == 1 and taken[0].turn == 1, [type(m).__name__ for m in seen]
+        notices = [block.text for block in app.main_screen.transcript.query(NoticeBlock)]
+        assert any(
+            n.startswith(f"checkpoint {taken[0].checkpoint_id} of ")
+            and n.endswith("before write_file notes.txt (/rollback)")
+            for n in notices
+        ), notices
 
         await say(pilot, app, "/rollback")
         assert await pause_until(pilot, lambda: isinstance(app.screen, RollbackScreen), rounds=400)

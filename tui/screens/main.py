@@ -591,6 +591,18 @@ class MainScreen(Screen[None]):
     async def _say_nudge(self, message: messages.NudgeFired) -> None:
         await self.transcript.add_notice(f"nudge ({message.event.nudge}): {message.event.reason}", icon="›")
 
+    @on(messages.CheckpointTaken)
+    async def _say_checkpoint(self, message: messages.CheckpointTaken) -> None:
+        event = message.event
+        if not event.unchanged:  # a turn whose folder had not changed since the last one says nothing
+            files = f"{event.files:,} file{'' if event.files == 1 else 's'}"
+            said = f"checkpoint {event.checkpoint_id} of {files} before {event.reason} (/rollback)"
+            await self.transcript.add_notice(said, icon="⛁")
+
+    @on(messages.CheckpointSkipped)
+    async def _say_checkpoint_skipped(self, message: messages.CheckpointSkipped) -> None:
+        await self.transcript.add_notice(message.event.message, "warning", "!")
+
     @on(messages.Usage)
     def _count_usage(self, message: messages.Usage) -> None:
         event = message.event
