@@ -27,6 +27,8 @@ FALLBACK_KEY = "sk-fallback-" + "5a1b" * 8
 FALLBACK_SCENARIO = """
 model: fallback-model
 rules:
+  - when: {user: "^look", iteration: 1}
+    reply: {tool_calls: [{name: todo, arguments: {action: list}}]}
   - reply: {text: "Answered by the fallback.", usage: {prompt_tokens: 40, completion_tokens: 5}}
 """
 DOWN_SCENARIO = """
@@ -38,6 +40,11 @@ MAIN_503 = """
 model: main-model
 rules:
   - fault: {kind: server_error, status: 503, message: "overloaded"}
+"""
+MAIN_429 = """
+model: main-model
+rules:
+  - fault: {kind: rate_limit, retry_after: 0}
 """
 SWITCH = "going on with fallback-model at"
 
@@ -74,29 +81,35 @@ def make_home(tmp_path: Path, fallback_url: str, **sections: dict[str, object]) 
     return home
 
 
-def test_a_main_provider_answering_503_hands_the_turn_to_the_fallback(
-    tmp_path: Path, fallback: ScriptedModelServer
+@pytest.mark.parametrize(
+    ("main", "reason"), [(MAIN_503, "HTTP 503"), (MAIN_429, "HTTP 429")], ids=["503", "429"]
+)
+def test_a_main_provider_answering_503_or_429_hands_the_turn_to_the_fallback(
+    tmp_path: Path, fallback: ScriptedModelServer, main: str, reason: str
 ) -> None:
     home = make_home(tmp_path, fallback.base_url)
-    scenario = write_scenario(tmp_path, MAIN_503)
+    scenario = write_scenario(tmp_path, main)
     requests = tmp_path / "main-requests.jsonl"
     done = hws(
-        "run", "--scenario", str(scenario), "--request-log", str(requests), "hello", home=home, cwd=tmp_path
+        "run", "--scenario", str(scenario), "--request-log", str(requests), "look", home=home, cwd=tmp_path
     )
     assert_clean_exit(done, (0,))
     assert done.stdout.strip() == "Answered by the fallback."
     notices = [line for line in done.stderr.splitlines() if SWITCH in line]
     assert len(notices) == 1, done.stderr
-    assert "main-model at http://127.0.0.1:" in notices[0] and "HTTP 503" in notices[0], notices
+    assert "main-model at http://127.0.0.1:" in notices[0] and reason in notices[0], notices
     assert "for the rest of this session" in notices[0]
     logged = [json.loads(line) for line in requests.read_text(encoding="utf-8").splitlines()]
-    assert len([r for r in logged if r["path"].endswith("/chat/completions")]) == 2  # one try and one retry
+    # One try and one retry; the call after the tool call went to the fallback straight away.
+    assert len([r for r in logged if r["path"].endswith("/chat/completions")]) == 2
     chats = fallback.chat_requests
-    assert len(chats) == 1 and chats[0].key_digest == key_digest(f"Bearer {FALLBACK_KEY}")  # .env's FB_KEY
+    assert len(chats) == 2, [c.rule for c in chats]
+    assert {c.key_digest for c in chats} == {key_digest(f"Bearer {FALLBACK_KEY}")}  # .env's FB_KEY
     assert chats[0].body["model"] == "fallback-model"
-    assert chats[0].messages[-1] == {"role": "user", "content": "hello"}
+    assert chats[0].messages[-1] == {"role": "user", "content": "look"}
+    assert chats[1].messages[-1]["role"] == "tool"
     assistant = [content for _, role, content in stored_messages(home / "state.db") if role == "assistant"]
-    assert assistant == ["Answered by the fallback."]
+    assert assistant == ["", "Answered by the fallback."]  # the fallback's tool call, then its answer
     assert FALLBACK_KEY not in done.stdout + done.stderr
     assert files_containing(home, FALLBACK_KEY.encode()) == []  # only .env holds it
 

@@ -736,8 +736,9 @@ class Agent:
                             shown, streamed, thought = streamed or thought, False, False
                             text.reset()
                             reasoning.reset()
-                            sentence = f"Model {chunk.text}{void}."
+                            sentence = f"{chunk.text}{void}."
                             self._put(Status(self.session_id, "warning", sentence, reply_void=shown))
+                            self.window.size = None  # the new model's window is asked for anew
                         elif isinstance(chunk, FinishChunk):
                             self._put_delta(ReasoningDelta, reasoning.flush())
                             self._put_delta(TextDelta, text.flush())

@@ -81,10 +81,13 @@ class LLMClient:
     def from_config(cls, config: Config, home_root: Path | None, *, auxiliary: bool = False) -> LLMClient:
         """The main client (with `fallback_providers`), or with `auxiliary=True` the one for summaries
         and background review."""
-        if auxiliary:
-            return cls(auxiliary_settings(config), home_root=home_root)
-        settings = model_settings(config)
-        return cls(settings, home_root=home_root, fallbacks=fallback_settings(config, settings))
+        main = model_settings(config)
+        if not auxiliary:
+            return cls(main, home_root=home_root, fallbacks=fallback_settings(config, main))
+        aux = auxiliary_settings(config)
+        # An auxiliary model on the main endpoint goes down with it: it has the same fallbacks.
+        fallbacks = fallback_settings(config, aux) if aux.base_url == main.base_url else ()
+        return cls(aux, home_root=home_root, fallbacks=fallbacks)
 
     @property
     def provider(self) -> str:
@@ -443,7 +446,7 @@ class StreamCall:
             nxt = self.client.fallbacks[0]
             tries = f" after {self.attempts} tries" if self.attempts > 1 else ""
             text = (
-                f"{describe(s)} failed ({failure.reason}{tries}); going on with {describe(nxt)} "
+                f"The call to {describe(s)} failed ({failure.reason}{tries}); going on with {describe(nxt)} "
                 "for the rest of this session"
             )
             log.warning(
