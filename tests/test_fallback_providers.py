@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from engine.config import load_config
+from engine.llm.client import LLMClient
+from engine.llm.settings import SettingsError
 from engine.model_server.server import ScriptedModelServer, key_digest
 from tests.fault_support import (
     assert_clean_exit,
@@ -165,3 +168,43 @@ def test_a_key_written_into_a_fallback_entry_is_refused_with_a_sentence(tmp_path
     assert_clean_exit(done, (2,))
     assert "fallback_providers entry 1 holds a literal `api_key`" in done.stderr
     assert FALLBACK_KEY not in done.stderr + done.stdout
+
+
+def test_fallback_entries_take_a_known_providers_address_and_key_and_the_main_models_limits(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-v1-" + "ab" * 32)
+    write_config(
+        hermes_home,
+        model={"base_url": "http://127.0.0.1:9/v1", "default": "main", "request_timeout": 42},
+        fallback_providers=[{"provider": "openrouter", "model": "x/y"}],  # type: ignore[arg-type]
+    )
+    config = load_config(hermes_home)
+    main = LLMClient.from_config(config, hermes_home)
+    [entry] = main.fallbacks
+    assert (entry.base_url, entry.model, entry.provider) == (
+        "https://openrouter.ai/api/v1",
+        "x/y",
+        "openrouter",
+    )
+    assert entry.api_key == "sk-or-v1-" + "ab" * 32 and entry.request_timeout == 42
+    # The auxiliary model on the main endpoint has the same fallback, with its own time limits.
+    [aux] = LLMClient.from_config(config, hermes_home, auxiliary=True).fallbacks
+    assert (aux.base_url, aux.model, aux.request_timeout) == (entry.base_url, "x/y", config.auxiliary.timeout)
+
+
+@pytest.mark.parametrize(
+    ("entry", "sentence"),
+    [
+        ({"provider": "nowhere", "model": "m"}, "needs a `base_url`: `nowhere` is not a provider"),
+        ({"base_url": "http://127.0.0.1:9/v1"}, "names no `model`"),
+        ({"model": "m", "base_url": "http://127.0.0.1:9/v1", "key": "x"}, "unknown keys key"),
+    ],
+)
+def test_a_fallback_entry_that_cannot_work_is_named_in_one_sentence(
+    hermes_home: Path, entry: dict[str, str], sentence: str
+) -> None:
+    write_config(hermes_home, model={"base_url": "http://127.0.0.1:9/v1"}, fallback_providers=[entry])  # type: ignore[arg-type]
+    with pytest.raises(SettingsError, match="fallback_providers entry 1") as caught:
+        LLMClient.from_config(load_config(hermes_home), hermes_home)
+    assert sentence in str(caught.value)
