@@ -6,6 +6,7 @@ on) and the fallback, started here, whose key comes from `.env` by the variable 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 from collections.abc import Iterator
@@ -15,7 +16,8 @@ import pytest
 
 from engine.config import load_config
 from engine.llm.client import LLMClient
-from engine.llm.settings import SettingsError
+from engine.llm.direct import DirectLLMClient
+from engine.llm.settings import ModelSettings, SettingsError
 from engine.model_server.server import ScriptedModelServer, key_digest
 from tests.fault_support import (
     assert_clean_exit,
@@ -208,3 +210,24 @@ def test_a_fallback_entry_that_cannot_work_is_named_in_one_sentence(
     with pytest.raises(SettingsError, match="fallback_providers entry 1") as caught:
         LLMClient.from_config(load_config(hermes_home), hermes_home)
     assert sentence in str(caught.value)
+
+
+async def test_two_calls_failing_at_once_make_one_switch_and_keep_the_next_fallback(
+    hermes_home: Path, fallback: ScriptedModelServer
+) -> None:
+    """A background call and the turn's call share the client: the second failure must not skip a provider."""
+    spare = "http://127.0.0.1:9/v1"
+    main = ModelSettings(
+        base_url=fallback.base_url.replace(str(fallback.port), str(closed_port())), model="m"
+    )
+    fallbacks = (
+        ModelSettings(base_url=fallback.base_url, model="fallback-model"),
+        ModelSettings(base_url=spare, model="spare"),
+    )
+    async with DirectLLMClient(main, home_root=hermes_home, fallbacks=fallbacks) as client:
+        replies = await asyncio.gather(
+            *(client.complete([{"role": "user", "content": f"hi {n}"}]) for n in range(2))
+        )
+        assert [r.content for r in replies] == ["Answered by the fallback."] * 2
+        assert client.settings.model == "fallback-model" and len(client.given_up) == 1
+        assert [f.base_url for f in client.fallbacks] == [spare]

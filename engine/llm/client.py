@@ -94,12 +94,15 @@ class LLMClient:
         """The name (or host) of the provider answering now."""
         return provider_label(self.settings)
 
-    async def switch_to_fallback(self, reason: str) -> ModelSettings | None:
-        """Leave the current provider for the next fallback, for good; None when none is left.
+    async def switch_to_fallback(self, reason: str, failed: ModelSettings) -> ModelSettings | None:
+        """Leave `failed` (the current provider) for the next fallback, for good; None when none is left.
 
         The connection to the old endpoint is closed and what it reported (its models, its
         windows) is forgotten; later calls of this client, and so of the session, go to the new one.
+        When another call of this client has switched already, this one goes on where that one went.
         """
+        if self.settings is not failed:
+            return self.settings
         if not self.fallbacks:
             return None
         self.given_up.append(f"{describe(self.settings)} ({reason})")
@@ -359,9 +362,14 @@ class StreamCall:
         if not self.model:
             self.model = await client.resolve_model()
         self.request = client.request_body(self.messages, self.model, self.options)
+        built_for = client.settings
         loop = asyncio.get_running_loop()
         while True:
-            s = client.settings  # a switch to a fallback provider changes it
+            s = client.settings
+            if s is not built_for:  # the client went on with a fallback provider (this call or another)
+                self.model = s.model
+                self.request = client.request_body(self.messages, self.model, self.options)
+                built_for = s
             self.attempts += 1
             self._assembler.reset()
             reader: SSEReader | None = None
@@ -409,9 +417,7 @@ class StreamCall:
                 if reader is not None:
                     await reader.close()
             if isinstance(notice, FallbackChunk):
-                await client.switch_to_fallback(notice.reason)
-                self.model = client.settings.model
-                self.request = client.request_body(self.messages, self.model, self.options)
+                await client.switch_to_fallback(notice.reason, s)
                 self.attempts = 0
                 self.switches.append(notice)
                 yield notice
