@@ -14,6 +14,7 @@ variable name only; a literal key in config.yaml is refused, so none is ever wri
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from typing import Any
 
@@ -26,6 +27,8 @@ from engine.llm.settings import (
     provider_name,
     resolve_api_key,
 )
+
+log = logging.getLogger(__name__)
 
 ENTRY_KEYS = ("provider", "model", "base_url", "api_key_env")
 # Failures that move a call to the next provider: a refused or broken connection at once, a
@@ -61,10 +64,8 @@ def _entry_settings(config: Config, main: ModelSettings, entry: Any, index: int)
         raise SettingsError(
             f"{where} holds a literal `api_key`; put the key in .env and name its variable in `api_key_env`."
         )
-    if unknown:
-        raise SettingsError(
-            f"{where} has unknown keys {', '.join(unknown)}; it takes {', '.join(ENTRY_KEYS)}."
-        )
+    if unknown:  # maybe Hermes' own (it may grow its entries); read past, as other Hermes settings are
+        log.warning("%s: %s not read by hws (it reads %s)", where, ", ".join(unknown), ", ".join(ENTRY_KEYS))
     provider = str(entry.get("provider") or "").strip()
     model = str(entry.get("model") or "").strip()
     base_url = str(entry.get("base_url") or "").strip().rstrip("/") or PROVIDER_URLS.get(provider, "")
