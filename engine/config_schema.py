@@ -582,6 +582,13 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     ROOT: {
         "context_file_max_chars": S(20_000, "Characters kept of each project context file.", 100),
         "file_read_max_chars": S(100_000, "Characters read_file returns at most.", 100),
+        "fallback_providers": S(
+            [],
+            "Providers tried in order when the main one fails (a refused connection at once; 429 and "
+            "5xx once `agent.api_max_retries` are spent); the session stays on the one that answers. "
+            "Each entry: `provider` (a known name gives the address and the usual key), `model`, "
+            "`base_url`, `api_key_env` (the name of the key's variable in the environment or .env).",
+        ),
     },
 }
 
@@ -590,7 +597,6 @@ FOREIGN_SECTIONS = frozenset(
     {
         "_config_version",
         "providers",
-        "fallback_providers",
         "credential_pool_strategies",
         "provider_routing",
         "openrouter",

@@ -163,6 +163,8 @@ class Usage(Event):
     completion_tokens: int
     cached_tokens: int = 0
     cost_usd: float = 0.0
+    model: str = ""  # the model that answered this call
+    provider: str = ""  # its provider's name (or the endpoint's host): a fallback's after a switch
 
 
 @dataclass(frozen=True)

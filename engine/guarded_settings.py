@@ -49,7 +49,8 @@ GUARDED_SETTINGS: tuple[GuardedSetting, ...] = (
     GuardedSetting(("terminal.sandbox*",), "confines what the terminal's commands can touch and reach"),
     GuardedSetting(("**.base_url",), "is the address an API key is sent to"),
     GuardedSetting(
-        ("model.provider",), "picks the endpoint, and the key sent to it, when no base_url is set"
+        ("model.provider", "fallback_providers.*.provider"),
+        "picks the endpoint, and the key sent to it, when no base_url is set",
     ),
     GuardedSetting(
         ("**.api_key*", "**.*password*", "**.*secret*", "**.token", "**.*_token"),

@@ -43,6 +43,8 @@ def test_a_config_holding_every_hermes_default_loads_without_one_warning(hermes_
     hermes = {"display.personality", "terminal.docker_volumes", "auxiliary.vision", "slack"}
     assert hermes | {"mcp.auto_reload_on_config_change"} <= set(config.hermes_only)
     assert config.terminal.timeout == 180  # a value both programs share is still read
+    assert "fallback_providers" not in config.hermes_only  # hws reads it too: providers to go on with
+    assert config.get("fallback_providers") == []
 
 
 def test_hermes_settings_are_kept_in_silence_and_a_typo_still_warns(hermes_home: Path) -> None:

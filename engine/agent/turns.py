@@ -702,7 +702,7 @@ class Agent:
         return head + history
 
     async def _call_model(self, state: _TurnState, layer: str | None) -> AssistantMessage:
-        from engine.llm.chunks import FinishChunk, ReasoningChunk, RetryChunk, TextChunk
+        from engine.llm.chunks import FallbackChunk, FinishChunk, ReasoningChunk, RetryChunk, TextChunk
         from engine.llm.errors import ContextLengthError
 
         compressed_for_overflow = False
@@ -733,6 +733,14 @@ class Agent:
                             reasoning.reset()
                             sentence = f"Model call failed; {chunk.text}{void}."
                             self._put(Status(self.session_id, "warning", sentence, reply_void=shown))
+                        elif isinstance(chunk, FallbackChunk):
+                            void = "; the text so far is void" if streamed else ""
+                            shown, streamed, thought = streamed or thought, False, False
+                            text.reset()
+                            reasoning.reset()
+                            sentence = f"{chunk.text}{void}."
+                            self._put(Status(self.session_id, "warning", sentence, reply_void=shown))
+                            self.window.size = None  # the new model's window is asked for anew
                         elif isinstance(chunk, FinishChunk):
                             self._put_delta(ReasoningDelta, reasoning.flush())
                             self._put_delta(TextDelta, text.flush())
@@ -782,7 +790,16 @@ class Agent:
             await self._store_usage(usage, model)
         except StoreLocked:  # counters are not worth a turn: the messages are kept, these are skipped
             log.warning("usage not recorded: state.db is locked by another program")
-        self._put(Usage(self.session_id, usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens))
+        self._put(
+            Usage(
+                self.session_id,
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                usage.cached_tokens,
+                model=model or self.client.settings.model,
+                provider=self.client.provider,
+            )
+        )
 
     async def _store_usage(self, usage: TokenUsage, model: str) -> None:
         await self.lifecycle.require_store().record_usage(

@@ -139,7 +139,8 @@ def _scripted_client(
     scenario_name: str, home: Home, config: Config, request_log: str | None = None
 ) -> tuple[Any, LLMClient]:
     from engine.llm.direct import DirectLLMClient
-    from engine.llm.settings import ModelSettings
+    from engine.llm.fallback import fallback_settings
+    from engine.llm.settings import ModelSettings, SettingsError
     from engine.model_server.parsing import load_scenario
     from engine.model_server.scenario import ScenarioError
     from engine.model_server.server import ScriptedModelServer
@@ -156,7 +157,12 @@ def _scripted_client(
         retry_base_delay=float(config.agent.retry_base_delay),
         retry_max_delay=float(config.agent.retry_max_delay),
     )
-    return server, DirectLLMClient(settings, home_root=home.root)
+    try:
+        fallbacks = fallback_settings(config, settings)  # config's fallback providers stand behind it
+    except SettingsError as exc:
+        server.stop()
+        fail(str(exc), EXIT_USAGE)
+    return server, DirectLLMClient(settings, home_root=home.root, fallbacks=fallbacks)
 
 
 async def _run_turn(

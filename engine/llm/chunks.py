@@ -67,6 +67,20 @@ class RetryChunk:
 
 
 @dataclass(frozen=True, slots=True)
+class FallbackChunk:
+    """The provider failed for good and the call starts over on the next fallback provider.
+
+    Everything streamed so far is void, as after a `RetryChunk`; `text` names the switch.
+    """
+
+    text: str
+    failed: str  # `model at base_url` of the provider given up on
+    now: str  # `model at base_url` of the one the call goes on with
+    provider: str  # the new provider's name (or host), for the budget pane
+    reason: str = ""  # what failed, e.g. `HTTP 503`
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """One assembled tool call; `arguments` is the raw JSON text exactly as the model wrote it."""
 
@@ -130,7 +144,7 @@ class FinishChunk:
     message: AssistantMessage
 
 
-Chunk = TextChunk | ReasoningChunk | ToolCallChunk | UsageChunk | RetryChunk | FinishChunk
+Chunk = TextChunk | ReasoningChunk | ToolCallChunk | UsageChunk | RetryChunk | FallbackChunk | FinishChunk
 
 
 @dataclass

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from engine.config import Config
 from engine.llm.caching import apply_cache_markers
-from engine.llm.chunks import AssistantMessage, Chunk, FinishChunk, MessageAssembler, RetryChunk
+from engine.llm.chunks import (
+    AssistantMessage,
+    Chunk,
+    FallbackChunk,
+    FinishChunk,
+    MessageAssembler,
+    RetryChunk,
+)
 from engine.llm.context import (
     ContextInfo,
     ContextLengthCache,
@@ -32,6 +39,7 @@ from engine.llm.errors import (
     classify,
     final_message,
 )
+from engine.llm.fallback import FALLBACK_KINDS, describe, fallback_settings, provider_label
 from engine.llm.settings import ModelSettings, auxiliary_settings, model_settings
 from engine.llm.sse import SSEReader
 from engine.storage.atomic import WriteError
@@ -59,18 +67,50 @@ class LLMClient:
         *,
         home_root: Path | None = None,
         context_cache: ContextLengthCache | None = None,
+        fallbacks: tuple[ModelSettings, ...] = (),
     ) -> None:
         self.settings = settings
         self.context_cache = context_cache or ContextLengthCache(home_root)
+        self.fallbacks = list(fallbacks)  # not yet tried, in order; a switch takes the first
+        self.given_up: list[str] = []  # "model at url (reason)" of each provider left, oldest first
         self._openai: AsyncOpenAI | None = None
         self._models: list[dict[str, Any]] | None = None
         self._endpoint_windows: dict[str, int | None] = {}
 
     @classmethod
     def from_config(cls, config: Config, home_root: Path | None, *, auxiliary: bool = False) -> LLMClient:
-        """The main client, or with `auxiliary=True` the one for summaries and background review."""
-        settings = auxiliary_settings(config) if auxiliary else model_settings(config)
-        return cls(settings, home_root=home_root)
+        """The main client (with `fallback_providers`), or with `auxiliary=True` the one for summaries
+        and background review."""
+        main = model_settings(config)
+        if not auxiliary:
+            return cls(main, home_root=home_root, fallbacks=fallback_settings(config, main))
+        aux = auxiliary_settings(config)
+        # An auxiliary model on the main endpoint goes down with it: it has the same fallbacks.
+        fallbacks = fallback_settings(config, aux) if aux.base_url == main.base_url else ()
+        return cls(aux, home_root=home_root, fallbacks=fallbacks)
+
+    @property
+    def provider(self) -> str:
+        """The name (or host) of the provider answering now."""
+        return provider_label(self.settings)
+
+    async def switch_to_fallback(self, reason: str, failed: ModelSettings) -> ModelSettings | None:
+        """Leave `failed` (the current provider) for the next fallback, for good; None when none is left.
+
+        The connection to the old endpoint is closed and what it reported (its models, its
+        windows) is forgotten; later calls of this client, and so of the session, go to the new one.
+        When another call of this client has switched already, this one goes on where that one went.
+        """
+        if self.settings is not failed:
+            return self.settings
+        if not self.fallbacks:
+            return None
+        self.given_up.append(f"{describe(self.settings)} ({reason})")
+        await self.aclose()
+        self.settings = self.fallbacks.pop(0)
+        self._models = None
+        self._endpoint_windows = {}
+        return self.settings
 
     def openai_client(self) -> AsyncOpenAI:
         """The underlying `AsyncOpenAI`, created (and `openai` imported) on first use."""
@@ -285,6 +325,7 @@ class StreamCall:
         self.on_retry = on_retry
         self.attempts = 0
         self.retries: list[RetryChunk] = []
+        self.switches: list[FallbackChunk] = []  # the providers this call left, as their notices
         self.request: dict[str, Any] = {}
         self._assembler = MessageAssembler()
         self._iterator: AsyncIterator[Chunk] | None = None
@@ -318,15 +359,21 @@ class StreamCall:
 
     async def _run(self) -> AsyncIterator[Chunk]:
         client = self.client
-        s = client.settings
         if not self.model:
             self.model = await client.resolve_model()
         self.request = client.request_body(self.messages, self.model, self.options)
+        built_for = client.settings
         loop = asyncio.get_running_loop()
         while True:
+            s = client.settings
+            if s is not built_for:  # the client went on with a fallback provider (this call or another)
+                self.model = s.model
+                self.request = client.request_body(self.messages, self.model, self.options)
+                built_for = s
             self.attempts += 1
             self._assembler.reset()
             reader: SSEReader | None = None
+            notice: RetryChunk | FallbackChunk
             try:
                 deadline = loop.time() + s.request_timeout
                 stall_at = loop.time() + s.stale_timeout
@@ -357,25 +404,30 @@ class StreamCall:
                     if stalled
                     else Failure("timeout", f"the {s.request_timeout:g} s time limit", "", True)
                 )
-                await self._failed(failure, exc)
+                notice = await self._failed(failure, exc)
             except (asyncio.CancelledError, GeneratorExit):
                 raise
             except Exception as exc:
                 if self._assembler.finished:
                     break  # the reply was whole; the connection died on the way out
-                await self._failed(classify(exc, s.stale_timeout), exc)
+                notice = await self._failed(classify(exc, s.stale_timeout), exc)
             else:
                 break
             finally:
                 if reader is not None:
                     await reader.close()
-            notice = self.retries[-1]
+            if isinstance(notice, FallbackChunk):
+                await client.switch_to_fallback(notice.reason, s)
+                self.attempts = 0
+                self.switches.append(notice)
+                yield notice
+                continue
             yield notice
             await asyncio.sleep(notice.delay)
         yield FinishChunk(self.message)
 
-    async def _failed(self, failure: Failure, exc: BaseException) -> None:
-        """Record a retry, or raise the error that ends the call."""
+    async def _failed(self, failure: Failure, exc: BaseException) -> RetryChunk | FallbackChunk:
+        """The retry to make, the fallback provider to go on with, or raise the error that ends the call."""
         s = self.client.settings
         if failure.kind == "context_length":
             limit, previous, parsed = await self.client.learn_context_limit(self.model, failure.detail)
@@ -390,8 +442,35 @@ class StreamCall:
             ) from exc
         said = f": {failure.detail}" if failure.detail and failure.detail != failure.reason else ""
         where = f"{self.model} at {s.base_url}, attempt {self.attempts} of {s.max_retries + 1}"
-        if not failure.retryable or self.attempts > s.max_retries:
+        spent = not failure.retryable or self.attempts > s.max_retries
+        # A connection that is refused goes to the next provider at once; the others after the retries.
+        if (
+            failure.kind in FALLBACK_KINDS
+            and (spent or failure.kind == "connection")
+            and self.client.fallbacks
+        ):
+            nxt = self.client.fallbacks[0]
+            tries = f" after {self.attempts} tries" if self.attempts > 1 else ""
+            text = (
+                f"The call to {describe(s)} failed ({failure.reason}{tries}); going on with {describe(nxt)} "
+                "for the rest of this session"
+            )
+            log.warning(
+                "model call failed (%s): %s%s; switching to %s", where, failure.reason, said, describe(nxt)
+            )
+            return FallbackChunk(
+                text=text,
+                failed=describe(s),
+                now=describe(nxt),
+                provider=provider_label(nxt),
+                reason=failure.reason,
+            )
+        if spent:
             message = final_message(failure, s.base_url, self.model, self.attempts, s.max_retries)
+            if self.client.given_up:
+                message += (
+                    f" Before it, {' and '.join(self.client.given_up)} failed; no fallback provider is left."
+                )
             log.warning("model call failed for good (%s): %s%s", where, failure.reason, said)
             raise LLMError(message, kind=failure.kind, status=failure.status, attempts=self.attempts) from exc
         backoff = s.retry_base_delay * 2 ** (self.attempts - 1)
@@ -408,3 +487,4 @@ class StreamCall:
         self.retries.append(notice)
         if self.on_retry is not None:
             self.on_retry(notice)
+        return notice

@@ -56,6 +56,7 @@ class ModelSettings:
     prompt_caching: bool = True
     cache_ttl: str = "5m"
     reasoning_effort: str = ""
+    provider: str = ""  # the provider's name when config gives one (not auto/custom): shown with usage
 
     @property
     def host(self) -> str:
@@ -136,7 +137,13 @@ def model_settings(config: Config) -> ModelSettings:
         prompt_caching=bool(config.prompt_caching.enabled),
         cache_ttl=str(config.prompt_caching.cache_ttl),
         reasoning_effort=str(config.agent.reasoning_effort),
+        provider=provider_name(str(model.provider)),
     )
+
+
+def provider_name(provider: str) -> str:
+    """The configured provider name worth showing; `auto` and `custom` say nothing."""
+    return "" if provider in ("", "auto", "custom") else provider
 
 
 def auxiliary_settings(config: Config) -> ModelSettings:
@@ -159,4 +166,5 @@ def auxiliary_settings(config: Config) -> ModelSettings:
         context_length=main.context_length if base_url == main.base_url and not aux.model else 0,
         request_timeout=timeout,
         stale_timeout=min(main.stale_timeout, timeout),
+        provider=main.provider if base_url == main.base_url else "",
     )

@@ -8,6 +8,7 @@ system prompt of every call.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import socket
 import threading
@@ -40,6 +41,7 @@ class RecordedRequest:
     received_at: float
     authorized: bool
     headers: dict[str, str] = field(default_factory=dict)
+    key_digest: str = ""  # the first 12 hex digits of the SHA-256 of the bearer key: which key, not the key
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -67,6 +69,7 @@ class RecordedRequest:
             "rule": self.rule,
             "received_at": self.received_at,
             "authorized": self.authorized,
+            "key_digest": self.key_digest,
             "headers": self.headers,
             "body": self.body,
         }
@@ -466,6 +469,7 @@ class ScriptedModelServer:
             received_at=time.time(),
             authorized=bool(handler.headers.get("Authorization")),
             headers=headers,
+            key_digest=key_digest(handler.headers.get("Authorization") or ""),
         )
         with self._arrived:
             self._requests.append(entry)
@@ -473,3 +477,9 @@ class ScriptedModelServer:
                 with self._log_path.open("a", encoding="utf-8") as log:
                     log.write(json.dumps(entry.as_json(), ensure_ascii=False) + "\n")
             self._arrived.notify_all()
+
+
+def key_digest(authorization: str) -> str:
+    """Which bearer key a request carried, as a short SHA-256 digest ("" without one)."""
+    key = authorization.removeprefix("Bearer ").strip()
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12] if key else ""

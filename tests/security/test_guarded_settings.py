@@ -45,6 +45,8 @@ display:
         "honcho.base_url",
         "providers.openai.base_url",
         "fallback_providers.0.base_url",
+        "fallback_providers.1.provider",
+        "fallback_providers.0.api_key_env",
         "model.provider",
         "model.api_key",
         "auxiliary.api_key_env",
