@@ -1,0 +1,79 @@
+"""MCP in the workstation: the real app, a scripted model, and a real MCP server of tests/support."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.mcp_support import support_server
+from tests.tui_support import agent_started, make_scripted_app, pause_until, say, scripted_model, turn_done
+
+SCENARIO = """
+rules:
+  - when: {after_tool: true}
+    reply: {text: "The tool said: {{last_tool_result}}"}
+  - when: {user: "(?i)^echo (.+)"}
+    reply: {tool_calls: [{name: mcp_desk_echo, arguments: {text: "{{match.1}}"}}]}
+  - when: {user: "(?i)^gate (.+)"}
+    reply: {tool_calls: [{name: mcp_desk_gate, arguments: {path: "{{match.1}}"}}]}
+  - reply: {text: "Plainly answered."}
+"""
+
+
+def desk_config(**settings: Any) -> str:
+    return yaml.safe_dump({"mcp_servers": {"desk": support_server("desk", **settings)}}, sort_keys=False)
+
+
+def kinds(seen: list[Any], mark: int = 0) -> list[str]:
+    return [type(m).__name__ for m in seen[mark:]]
+
+
+def tool_blocks(app: Any) -> list[Any]:
+    from widgets.transcript_blocks import ToolBlock
+
+    return list(app.main_screen.transcript.query(ToolBlock))
+
+
+async def test_an_mcp_call_shows_its_block_asks_and_shows_the_result_and_progress(tmp_path: Path) -> None:
+    seen: list[Any] = []
+    with scripted_model(tmp_path, SCENARIO) as model:
+        app = make_scripted_app(model, desk_config(trust="ask"))
+        async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
+            await agent_started(pilot, app)
+            from widgets.transcript_blocks import ApprovalBlock
+
+            # trust: ask: the call waits for the person; approving once runs it and the result shows.
+            await say(pilot, app, "echo over the wire")
+            assert await pause_until(pilot, lambda: "ApprovalNeeded" in kinds(seen), rounds=1200)
+            assert await pause_until(pilot, lambda: bool(app.main_screen.transcript.query(ApprovalBlock)))
+            [asked] = [m.event for m in seen if type(m).__name__ == "ApprovalNeeded"]
+            assert asked.rule == "mcp_trust_ask" and asked.tool == "mcp_desk_echo"
+            [block] = tool_blocks(app)
+            assert str(block.render()).startswith("▸ mcp_desk_echo")
+            assert block.finished is None
+            await pilot.press("ctrl+o", "1")
+            await turn_done(pilot, app, seen, 1)
+            assert block.finished is not None and block.finished.ok
+            assert "echo: over the wire" in str(block.render())
+            assert app.main_screen.transcript.last_reply == "The tool said: echo: over the wire"
+
+            # A call that reports progress: the running block shows it, then the result replaces it.
+            gate = tmp_path / "gate"
+            mark = len(seen)
+            await say(pilot, app, f"gate {gate}")
+            assert await pause_until(pilot, lambda: "ApprovalNeeded" in kinds(seen, mark), rounds=1200)
+            await pilot.press("ctrl+o", "1")
+            running = tool_blocks(app)[-1]
+            assert await pause_until(pilot, lambda: running.progress is not None, rounds=1200)
+            lines = str(running.render()).split("\n")
+            assert lines[0].startswith("▸ mcp_desk_gate") and "running…" in lines[0]
+            assert lines[1].strip() == "⋯ 1/2 waiting for the gate"
+            gate.touch()
+            await turn_done(pilot, app, seen, 2)
+            assert "ToolProgress" in kinds(seen, mark)
+            done = str(running.render())
+            assert "⋯" not in done and "gate opened" in done
+            running.toggle()
+            assert "progress: 2/2 the gate opened" in str(running.render())
