@@ -77,3 +77,72 @@ async def test_an_mcp_call_shows_its_block_asks_and_shows_the_result_and_progres
             assert "⋯" not in done and "gate opened" in done
             running.toggle()
             assert "progress: 2/2 the gate opened" in str(running.render())
+
+
+def budget_lines(app: Any) -> list[str]:
+    from textual.widgets import Static
+
+    return str(app.main_screen.budget.query_one("#budget-table", Static).content).split("\n")
+
+
+async def budget_with_mcp(pilot: Any, app: Any) -> Any:
+    """The budget pane read again once the desk server is ready (a server joins in the background)."""
+    assert await pause_until(
+        pilot,
+        lambda: app.agent.mcp is not None and app.agent.mcp.connections["desk"].state == "ready",
+        rounds=1200,
+    )
+    budget = app.main_screen.budget
+    app.pane_feeds.refresh("budget")
+    assert await pause_until(pilot, lambda: budget.view.mcp is not None and budget.view.mcp.tokens > 0, 600)
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    return budget.view
+
+
+async def test_the_budget_pane_shows_the_mcp_schemas_as_a_layer_of_their_own(tmp_path: Path) -> None:
+    seen: list[Any] = []
+    with scripted_model(tmp_path, SCENARIO) as model:
+        app = make_scripted_app(model, desk_config(trust="allow"))
+        async with app.run_test(size=(200, 50), message_hook=seen.append) as pilot:
+            await agent_started(pilot, app)
+            await say(pilot, app, "hello")
+            await turn_done(pilot, app, seen, 1)
+            view = await budget_with_mcp(pilot, app)
+            from engine.prompt.build import tool_schema_tokens
+
+            hub = app.agent.mcp
+            assert view.mcp.tools == 2 and view.mcp.deferred == 0  # echo and gate, both sent
+            assert view.mcp.tokens == hub.sent_tokens()
+            assert view.tools == tool_schema_tokens(app.agent.registry.schemas())  # the built-in ones alone
+            assert view.used == view.prompt + view.conversation + view.tools + view.mcp.tokens
+            assert view.cached_prefix >= view.tools + view.mcp.tokens
+            [row] = [line for line in budget_lines(app) if line.startswith("MCP schemas")]
+            assert "2 tools sent" in row and "deferred" not in row
+
+
+async def test_deferred_mcp_tools_show_as_deferred_in_the_budget_pane(tmp_path: Path) -> None:
+    seen: list[Any] = []
+    with scripted_model(tmp_path, SCENARIO) as model:
+        config = desk_config(trust="allow") + "mcp:\n  defer_share: 0.0001\n"
+        app = make_scripted_app(model, config)
+        async with app.run_test(size=(200, 50), message_hook=seen.append) as pilot:
+            await agent_started(pilot, app)
+            await say(pilot, app, "hello")
+            await turn_done(pilot, app, seen, 1)
+            view = await budget_with_mcp(pilot, app)
+            assert view.mcp.tools == 0 and view.mcp.deferred == 2  # only tool_search is sent
+            [row] = [line for line in budget_lines(app) if line.startswith("MCP schemas")]
+            assert "0 tools sent, 2 deferred" in row
+
+
+async def test_without_mcp_servers_the_budget_pane_has_no_mcp_row(tmp_path: Path) -> None:
+    seen: list[Any] = []
+    with scripted_model(tmp_path, SCENARIO) as model:
+        app = make_scripted_app(model)
+        async with app.run_test(size=(200, 50), message_hook=seen.append) as pilot:
+            await agent_started(pilot, app)
+            await say(pilot, app, "hello")
+            await turn_done(pilot, app, seen, 1)
+            assert app.main_screen.budget.view.mcp is None
+            assert not [line for line in budget_lines(app) if line.startswith("MCP")]
