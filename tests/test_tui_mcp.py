@@ -146,3 +146,54 @@ async def test_without_mcp_servers_the_budget_pane_has_no_mcp_row(tmp_path: Path
             await turn_done(pilot, app, seen, 1)
             assert app.main_screen.budget.view.mcp is None
             assert not [line for line in budget_lines(app) if line.startswith("MCP")]
+
+
+async def test_the_mcp_screen_lists_the_servers_and_turns_one_off_and_on(tmp_path: Path) -> None:
+    from tui.screens.mcp import McpScreen
+    from widgets.transcript_blocks import NoticeBlock
+
+    seen: list[Any] = []
+    servers = {"desk": support_server("desk", trust="allow"), "injected": support_server("injected")}
+    with scripted_model(tmp_path, SCENARIO) as model:
+        app = make_scripted_app(model, yaml.safe_dump({"mcp_servers": servers}, sort_keys=False))
+        async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
+            await agent_started(pilot, app)
+            await say(pilot, app, "hello")
+            await turn_done(pilot, app, seen, 1)
+            hub = app.agent.mcp
+            assert await pause_until(
+                pilot, lambda: all(c.state == "ready" for c in hub.connections.values()), rounds=1200
+            )
+            await say(pilot, app, "/mcp")
+            assert await pause_until(pilot, lambda: isinstance(app.screen, McpScreen))
+            screen = app.screen
+            rows = {r.name: r for r in screen.rows}
+            assert (
+                rows["desk"].state == "ready" and rows["desk"].tools == 2 and rows["desk"].schema_tokens > 0
+            )
+            assert rows["injected"].flags and rows["injected"].flags[0].startswith("lookup: description")
+            await pilot.press("down")  # the injected server: its cut description is said below the table
+            assert await pause_until(
+                pilot, lambda: "prompt injection" in str(screen.query_one("#mcp-detail").content)
+            )
+
+            await pilot.press("up", "space")  # desk off: written into config.yaml, applied at the next call
+            config = app.home.config_file
+
+            def desk_row() -> Any:
+                return next(r for r in screen.rows if r.name == "desk")
+
+            assert await pause_until(pilot, lambda: desk_row().state == "disabled", rounds=1200)
+            assert yaml.safe_load(config.read_text())["mcp_servers"]["desk"]["enabled"] is False
+            assert not [n for n in (s["function"]["name"] for s in app.agent.tool_schemas()) if "desk" in n]
+            assert "turned off" in str(screen.query_one("#mcp-note").content)
+
+            await pilot.press("space")  # and on again: the server starts and its tools come back
+            assert await pause_until(pilot, lambda: desk_row().state == "ready", rounds=1200)
+            assert yaml.safe_load(config.read_text())["mcp_servers"]["desk"]["enabled"] is True
+            assert "mcp_desk_echo" in [s["function"]["name"] for s in app.agent.tool_schemas()]
+            await pilot.press("escape")
+            assert await pause_until(pilot, lambda: not isinstance(app.screen, McpScreen))
+            notices = [str(b.render()) for b in app.main_screen.transcript.query(NoticeBlock)]
+            assert any("MCP server `desk` turned off" in n and "cached prefix" in n for n in notices), notices
+            assert any("MCP server `desk` turned on" in n for n in notices)

@@ -518,6 +518,10 @@ class HwsApp(App[int], inherit_bindings=False):
         if NEXT_SESSION in stale and isinstance(message, messages.SkillChanged):
             self.live_files.skill_changed_on_disk(message.event.name)
 
+    def on_mcp_screen_enable_requested(self, message: Any) -> None:
+        """`/mcp`: a server turned on or off (McpScreen.EnableRequested; the screen loads on first use)."""
+        self.commands.mcp.set_enabled(message.name, message.enabled)
+
     # What the panes ask for.
 
     @on(MemoryPane.ReloadRequested)

@@ -1,0 +1,148 @@
+"""The workstation's MCP commands: `/mcp` (the servers, turned on and off), `/reload-mcp`.
+
+Both apply config.yaml's `mcp_servers` from the agent's next model call and say so in the
+transcript, since the tool list of that call (and so its cached prefix) changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from tui import messages
+
+if TYPE_CHECKING:
+    from tui.app import HwsApp
+    from tui.screens.mcp import McpRow
+
+
+class McpCommands:
+    """What `/mcp` and `/reload-mcp` do, on the app they are given."""
+
+    def __init__(self, app: HwsApp) -> None:
+        self.app = app
+
+    def _say(self, text: str, level: str = "info", icon: str = "·") -> None:
+        self.app.main_screen.post_message(messages.Notice(text, level, icon))
+
+    def _hub(self) -> Any:
+        return getattr(self.app.agent, "mcp", None) if self.app.agent is not None else None
+
+    # /mcp
+
+    def open_screen(self) -> None:
+        from tui.screens.mcp import McpScreen
+
+        self.app.push_screen(McpScreen(self.rows(), self._note()))
+
+    def _note(self) -> str:
+        if self._hub() is not None:
+            return ""
+        why = self.app.agent_problem or "the agent has not started its servers yet"
+        return f"Servers as config.yaml names them ({why}); they start with the agent."
+
+    def rows(self) -> list[McpRow]:
+        """The servers: as the agent's hub has them, else as config.yaml names them."""
+        from tui.screens.mcp import McpRow
+
+        hub = self._hub()
+        if hub is not None:
+            return [
+                McpRow(
+                    v.name,
+                    v.state != "disabled",
+                    v.state,
+                    v.trust,
+                    v.tools,
+                    v.schema_tokens,
+                    v.deferred,
+                    v.where,
+                    v.error,
+                    v.flags,
+                    v.left_out,
+                )
+                for v in hub.views()
+            ]
+        from engine.config import load_config
+        from engine.mcp.servers import read_servers
+
+        config = load_config(self.app.home.root)
+        return [
+            McpRow(
+                s.name,
+                s.enabled,
+                "not started" if s.enabled else "disabled",
+                s.trust_level(config),
+                0,
+                0,
+                False,
+                s.where,
+            )
+            for s in read_servers(config).servers
+        ]
+
+    def set_enabled(self, name: str, enabled: bool) -> None:
+        self.app.run_worker(
+            partial(self._set_enabled, name, enabled),
+            group="mcp",
+            description="turn an MCP server on or off",
+            exit_on_error=False,
+        )
+
+    async def _set_enabled(self, name: str, enabled: bool) -> None:
+        from engine.config_edit import ConfigEditError
+        from engine.mcp.config_write import set_enabled
+
+        word = "on" if enabled else "off"
+        try:
+            found = await asyncio.to_thread(set_enabled, self.app.home.config_file, name, enabled)
+        except (ConfigEditError, OSError) as exc:
+            self._say(f"MCP server `{name}` not turned {word}: {exc}", "warning", "!")
+            return
+        if not found:
+            self._say(f"MCP server `{name}` is no longer in {self.app.config_path_label}.", "warning", "!")
+            return
+        said = f"MCP server `{name}` turned {word} (enabled: {str(enabled).lower()} in config.yaml)."
+        reloaded = await self.reload(quiet=True)
+        said = f"{said} {reloaded}" if reloaded else said
+        self._say(said)
+        hub = self._hub()
+        if hub is not None and enabled:
+            await hub.wait_started(float(self.app.config.mcp.connect_timeout))
+        self._show_rows(said)
+        self.app.pane_feeds.refresh("budget")
+
+    def _show_rows(self, note: str) -> None:
+        from tui.screens.mcp import McpScreen
+
+        for screen in self.app.screen_stack:
+            if isinstance(screen, McpScreen):
+                screen.show_rows(self.rows(), note)
+
+    # /reload-mcp
+
+    def reload_command(self) -> None:
+        self.app.run_worker(
+            self._reload_and_say, group="mcp", description="reload the MCP servers", exit_on_error=False
+        )
+
+    async def _reload_and_say(self) -> None:
+        said = await self.reload()
+        if said:
+            self._say(said)
+
+    async def reload(self, quiet: bool = False) -> str:
+        """config.yaml's `mcp_servers` as it is now, from the agent's next model call: the sentence to
+        say ('' when there is no agent to apply it, said unless `quiet`)."""
+        reload = getattr(self.app.agent, "reload_mcp", None) if self.app.agent is not None else None
+        if reload is None:
+            if not quiet:
+                why = self.app.agent_problem or "this agent uses no MCP servers"
+                self._say(f"/reload-mcp needs the agent: {why}.", "warning")
+            return ""
+        try:
+            return str(await reload())
+        except Exception as exc:  # a config.yaml that cannot be read: its message is the sentence
+            self._say(f"MCP servers not reloaded: {exc}", "warning", "!")
+            return ""
