@@ -197,3 +197,41 @@ async def test_the_mcp_screen_lists_the_servers_and_turns_one_off_and_on(tmp_pat
             notices = [str(b.render()) for b in app.main_screen.transcript.query(NoticeBlock)]
             assert any("MCP server `desk` turned off" in n and "cached prefix" in n for n in notices), notices
             assert any("MCP server `desk` turned on" in n for n in notices)
+
+
+ECHO = """
+rules:
+  - reply: {text: "Got: {{last_user}}"}
+"""
+
+
+async def test_server_prompts_are_slash_commands_and_resources_attach_in_the_workstation(
+    tmp_path: Path,
+) -> None:
+    seen: list[Any] = []
+    with scripted_model(tmp_path, ECHO) as model:
+        app = make_scripted_app(model, desk_config(trust="allow"))
+        async with app.run_test(size=(160, 48), message_hook=seen.append) as pilot:
+            await agent_started(pilot, app)
+            await say(pilot, app, "hello")
+            await turn_done(pilot, app, seen, 1)
+            hub = app.agent.mcp
+            assert await pause_until(pilot, lambda: hub.connections["desk"].state == "ready", rounds=1200)
+            app.commands.mcp.offer_prompts()
+            main = app.main_screen
+            main.prompt.input.focus()
+            await pilot.press(*"/mcp:")
+            assert await pause_until(pilot, lambda: main.prompt.completions_shown)
+            shown = [c.text for c in main.prompt._shown]
+            assert "/mcp:desk:review" in shown
+            main.prompt.clear()
+
+            await say(pilot, app, "/mcp:desk:review the release")
+            await turn_done(pilot, app, seen, 2)
+            assert main.transcript.last_reply == "Got: Review the release carefully and list three risks."
+
+            await say(pilot, app, "what is on @desk:today")
+            await turn_done(pilot, app, seen, 3)
+            reply = main.transcript.last_reply
+            assert reply.startswith("Got: what is on @desk:today")
+            assert "Ship the release notes; call Ada about the invoice." in reply

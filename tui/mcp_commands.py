@@ -29,6 +29,21 @@ class McpCommands:
     def _hub(self) -> Any:
         return getattr(self.app.agent, "mcp", None) if self.app.agent is not None else None
 
+    # /mcp:server:prompt in the completion
+
+    def offer_prompts(self) -> None:
+        """The slash completion: the skills, then every ready server's prompts as `/mcp:server:prompt`."""
+        from tui.commands import skill_commands
+        from widgets.prompt import SlashCommand
+
+        entries = skill_commands(self.app.skill_entries)
+        hub = self._hub()
+        if hub is not None:
+            from engine.mcp.references import prompt_commands
+
+            entries += [SlashCommand(name, about, kind="mcp") for name, about in prompt_commands(hub)]
+        self.app.main_screen.set_skill_commands(entries)
+
     # /mcp
 
     def open_screen(self) -> None:
@@ -112,6 +127,7 @@ class McpCommands:
             await hub.wait_started(float(self.app.config.mcp.connect_timeout))
         self._show_rows(said)
         self.app.pane_feeds.refresh("budget")
+        self.offer_prompts()
 
     def _show_rows(self, note: str) -> None:
         from tui.screens.mcp import McpScreen

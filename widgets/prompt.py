@@ -30,7 +30,7 @@ class SlashCommand:
     name: str
     help: str
     args: str = ""
-    kind: str = "command"  # command | skill
+    kind: str = "command"  # command | skill | mcp (an MCP server's prompt)
 
     @property
     def text(self) -> str:
@@ -447,7 +447,7 @@ class PromptBox(Vertical):
         chosen = self._chosen()
         if chosen is None:
             return
-        text = chosen.text + (" " if chosen.args or chosen.kind == "skill" else "")
+        text = chosen.text + (" " if chosen.args or chosen.kind in ("skill", "mcp") else "")
         self._accepted = text
         self.set_text(text)
         self.hide_completions()
@@ -466,5 +466,5 @@ def _completion_label(command: SlashCommand) -> Content:
         (f" {command.args}" if command.args else "", "italic"),
         ("  ", ""),
         (command.help, "dim"),
-        ("  skill" if command.kind == "skill" else "", "$accent"),
+        ({"skill": "  skill", "mcp": "  mcp prompt"}.get(command.kind, ""), "$accent"),
     )

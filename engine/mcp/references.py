@@ -160,6 +160,7 @@ async def _ready(hub: McpHub, server: str) -> ServerConnection:
         await connection.wait(connection.spec.start_timeout(hub.config))
     if connection.state != READY:
         raise McpReferenceError(
-            f"The MCP server `{server}` is {connection.state}; its resources and prompts wait."
+            f"The MCP server `{server}` is {connection.state}, so its resources and prompts cannot be "
+            "used now (/mcp says why)."
         )
     return connection
