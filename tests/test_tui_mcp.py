@@ -230,7 +230,15 @@ async def test_server_prompts_are_slash_commands_and_resources_attach_in_the_wor
             await turn_done(pilot, app, seen, 2)
             assert main.transcript.last_reply == "Got: Review the release carefully and list three risks."
 
-            await say(pilot, app, "what is on @desk:today")
+            # `@desk:` completes the server's resources; enter takes the one highlighted, enter sends
+            await turn_done(pilot, app, seen, 2)
+            main.prompt.input.focus()
+            await pilot.press(*"what is on @desk:t")
+            assert await pause_until(pilot, lambda: main.prompt.completions_shown)
+            assert [c.text for c in main.prompt._shown] == ["@desk:today"]
+            await pilot.press("enter")
+            assert main.prompt.text == "what is on @desk:today "
+            await pilot.press("enter")
             await turn_done(pilot, app, seen, 3)
             reply = main.transcript.last_reply
             assert reply.startswith("Got: what is on @desk:today")

@@ -32,16 +32,20 @@ class McpCommands:
     # /mcp:server:prompt in the completion
 
     def offer_prompts(self) -> None:
-        """The slash completion: the skills, then every ready server's prompts as `/mcp:server:prompt`."""
+        """The input's completion: the skills, every ready server's prompts as `/mcp:server:prompt`, and
+        its resources as `@server:name`."""
         from tui.commands import skill_commands
         from widgets.prompt import SlashCommand
 
         entries = skill_commands(self.app.skill_entries)
+        resources: list[SlashCommand] = []
         hub = self._hub()
         if hub is not None:
-            from engine.mcp.references import prompt_commands
+            from engine.mcp.references import prompt_commands, resource_references
 
             entries += [SlashCommand(name, about, kind="mcp") for name, about in prompt_commands(hub)]
+            resources = [SlashCommand(n, about, kind="resource") for n, about in resource_references(hub)]
+        self.app.main_screen.prompt.set_resources(resources)
         self.app.main_screen.set_skill_commands(entries)
 
     # /mcp

@@ -103,6 +103,16 @@ def prompt_commands(hub: McpHub) -> list[tuple[str, str]]:
     return found
 
 
+def resource_references(hub: McpHub) -> list[tuple[str, str]]:
+    """Every ready server's resources as (`server:name`, description), for the `@` completion."""
+    found = []
+    for name, connection in hub.connections.items():
+        if connection.state == READY:
+            for resource in connection.resources:
+                found.append((f"{name}:{resource.name}", resource.description or str(resource.uri)))
+    return found
+
+
 def _prompt_arguments(listed: Any, argument: str) -> dict[str, str]:
     argument = argument.strip()
     if not argument:
