@@ -54,6 +54,22 @@ class McpCommands:
         from tui.screens.mcp import McpScreen
 
         self.app.push_screen(McpScreen(self.rows(), self._note()))
+        hub = self._hub()
+        if hub is not None and any(c.state == "starting" for c in hub.connections.values()):
+            self.app.run_worker(
+                partial(self._show_when_started, None),
+                group="mcp",
+                description="show the MCP servers once started",
+                exit_on_error=False,
+            )
+
+    async def _show_when_started(self, note: str | None) -> None:
+        """Draw the rows again once every starting server is ready or has failed (bounded by its timeout)."""
+        hub = self._hub()
+        if hub is not None:
+            await hub.wait_started(float(self.app.config.mcp.connect_timeout))
+        self._show_rows(note)
+        self.offer_prompts()
 
     def _note(self) -> str:
         if self._hub() is not None:
@@ -126,14 +142,13 @@ class McpCommands:
         reloaded = await self.reload(quiet=True)
         said = f"{said} {reloaded}" if reloaded else said
         self._say(said)
-        hub = self._hub()
-        if hub is not None and enabled:
-            await hub.wait_started(float(self.app.config.mcp.connect_timeout))
-        self._show_rows(said)
-        self.app.pane_feeds.refresh("budget")
+        self._show_rows(said)  # a server turned on shows `starting`, then its tools once it has listed them
+        if enabled:
+            await self._show_when_started(None)
         self.offer_prompts()
+        self.app.pane_feeds.refresh("budget")
 
-    def _show_rows(self, note: str) -> None:
+    def _show_rows(self, note: str | None) -> None:
         from tui.screens.mcp import McpScreen
 
         for screen in self.app.screen_stack:
