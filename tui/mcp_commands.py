@@ -35,7 +35,7 @@ class McpCommands:
         """The input's completion: the skills, every ready server's prompts as `/mcp:server:prompt`, and
         its resources as `@server:name`."""
         from tui.commands import skill_commands
-        from widgets.prompt import SlashCommand
+        from widgets.message_input import SlashCommand
 
         entries = skill_commands(self.app.skill_entries)
         resources: list[SlashCommand] = []
