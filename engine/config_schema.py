@@ -566,6 +566,9 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             choices=("ask", "once", "allow"),
         ),
         "max_tools": S(500, "Tools taken from one MCP server at most (the rest are left out and said).", 1),
+        "resource_max_chars": S(
+            20_000, "Characters of an MCP resource attached with `@server:resource` (the rest is cut).", 100
+        ),
     },
     "mcp_serve": {
         "allow_skill_writes": S(

@@ -23,6 +23,7 @@ from textual.screen import Screen
 
 from engine.config import Config
 from engine.home import Home
+from engine.mcp.references import PROMPT_PREFIX
 from engine.text.sentences import sentence as end_sentence
 from engine.text.tokens import estimate as estimate_tokens
 from engine.threats.redact import Redactor
@@ -38,7 +39,6 @@ from tui.commands import (
     SlashCommands,
     no_model_text,
     parse_slash,
-    skill_commands,
 )
 from tui.history_feeds import HistoryFeeds
 from tui.live_files import DriftComputed, LiveFiles
@@ -518,6 +518,10 @@ class HwsApp(App[int], inherit_bindings=False):
         if NEXT_SESSION in stale and isinstance(message, messages.SkillChanged):
             self.live_files.skill_changed_on_disk(message.event.name)
 
+    def on_mcp_screen_enable_requested(self, message: Any) -> None:
+        """`/mcp`: a server turned on or off (McpScreen.EnableRequested; the screen loads on first use)."""
+        self.commands.mcp.set_enabled(message.name, message.enabled)
+
     # What the panes ask for.
 
     @on(MemoryPane.ReloadRequested)
@@ -575,7 +579,7 @@ class HwsApp(App[int], inherit_bindings=False):
     @on(messages.SkillCatalogLoaded)
     def _skills_loaded(self, message: messages.SkillCatalogLoaded) -> None:
         self.skill_entries = [e for e in message.entries if isinstance(e, SkillEntry)]
-        self.main_screen.set_skill_commands(skill_commands(self.skill_entries))
+        self.commands.mcp.offer_prompts()
 
     @on(messages.SessionCatalogLoaded)
     def _sessions_loaded(self, message: messages.SessionCatalogLoaded) -> None:
@@ -592,6 +596,9 @@ class HwsApp(App[int], inherit_bindings=False):
             name, argument = slash
             if name in {c.name for c in SLASH_COMMANDS}:
                 await self.commands.run_slash_command(name, argument)
+                return
+            if name.startswith(PROMPT_PREFIX):  # a server prompt: the agent sends its text
+                self.send_to_agent(text, command=True)
                 return
             if name not in {e.name for e in self.skill_entries}:
                 self.main_screen.post_message(
@@ -698,6 +705,7 @@ class HwsApp(App[int], inherit_bindings=False):
                 post(messages.TurnAborted("ended"))
         finally:
             self.turn_running = False
+            self.commands.mcp.offer_prompts()  # servers that started during the turn offer theirs now
 
     def action_interrupt(self) -> None:
         """ctrl+c: interrupt the turn; pressed twice in a row, clear the input."""

@@ -40,6 +40,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("sessions", "browse and search past sessions"),
     SlashCommand("title", "name this session (no name: say its title)", args="[name]"),
+    SlashCommand("mcp", "the MCP servers: state, tools, schema tokens; turn one on or off"),
     SlashCommand("reload-mcp", "apply config.yaml's mcp_servers from the next model call"),
     SlashCommand("edit", "edit files side by side (SOUL.md, memory, skills)", args="[file] [file]"),
     SlashCommand("identity", "SOUL.md and USER.md beside what the provider observed"),
@@ -106,7 +107,10 @@ class SlashCommands:
     """What each slash command does, on the app it is given."""
 
     def __init__(self, app: HwsApp) -> None:
+        from tui.mcp_commands import McpCommands
+
         self.app = app
+        self.mcp = McpCommands(app)
 
     async def run_slash_command(self, name: str, argument: str) -> None:
         main = self.app.main_screen
@@ -152,10 +156,10 @@ class SlashCommands:
 
             screen = RollbackScreen(self.app.home, self.app.config, self.app.workdir)
             self.app.push_screen(screen, lambda said: self._say(said) if said else None)
+        elif name == "mcp":
+            self.mcp.open_screen()
         elif name == "reload-mcp":
-            self.app.run_worker(
-                self._reload_mcp, group="mcp", description="reload the MCP servers", exit_on_error=False
-            )
+            self.mcp.reload_command()
 
     def _say(self, text: str, level: str = "info", icon: str = "·") -> None:
         self.app.main_screen.post_message(messages.Notice(text, level, icon))
@@ -338,22 +342,6 @@ class SlashCommands:
             self.app.turn_running = False
         self.app.main_screen.post_message(messages.to_message(branched))  # a SessionChanged: the new session
         self._say(branched.sentence, "info", "⑂")
-
-    # /reload-mcp
-
-    async def _reload_mcp(self) -> None:
-        """config.yaml's `mcp_servers` as it is now, from the agent's next model call."""
-        reload = getattr(self.app.agent, "reload_mcp", None) if self.app.agent is not None else None
-        if reload is None:
-            why = self.app.agent_problem or "this agent uses no MCP servers"
-            self._say(f"/reload-mcp needs the agent: {why}.", "warning")
-            return
-        try:
-            said = await reload()
-        except Exception as exc:  # a config.yaml that cannot be read: its message is the sentence
-            self._say(f"MCP servers not reloaded: {exc}", "warning", "!")
-            return
-        self._say(said)
 
     # /title [name]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from widgets.budget_pane import BudgetLayer, BudgetView
+from widgets.budget_pane import BudgetLayer, BudgetView, McpShare
 from widgets.memory_pane import JournalRow, MemoryFile, MemoryView
 from widgets.pending_list import PendingRow
 from widgets.skills_pane import SkillRow, SkillsView
@@ -45,6 +45,7 @@ class Readers:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _schema_tokens: dict[int, int] = field(default_factory=dict)
     _gate: SkillGate | None = None
+    _mcp_cost: tuple[tuple[int, ...], Any] = ((), None)  # (what it was counted for, the hub's SchemaCost)
 
     @property
     def memory(self) -> Memory:
@@ -222,7 +223,21 @@ class Readers:
         elif bool(self.config.compression.enabled):
             threshold = int(float(self.config.compression.threshold) * window)
         where = terminal_label(self.config)
-        return BudgetView(window, layers, conversation, tools, threshold, preview, messages, where)
+        mcp = self.mcp_share(agent)
+        if mcp is not None and conversation:
+            conversation = max(0, conversation - mcp.tokens)
+        return BudgetView(window, layers, conversation, tools, threshold, preview, messages, where, mcp)
+
+    def mcp_share(self, agent: Any) -> McpShare | None:
+        """The MCP servers' schemas as a layer of their own (None when config.yaml names no server)."""
+        hub = getattr(agent, "mcp", None) if agent is not None else None
+        if hub is None:
+            return None
+        key = (id(hub), id(hub.sent), len(hub.sent), len(hub.deferred), id(hub.servers))
+        if self._mcp_cost[0] != key:
+            self._mcp_cost = (key, hub.schema_cost())
+        cost = self._mcp_cost[1]
+        return McpShare(cost.tokens, cost.tools, cost.deferred, cost.servers)
 
     def schema_tokens(self, registry: Any) -> int:
         key = id(registry)

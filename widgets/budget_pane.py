@@ -51,6 +51,16 @@ class BudgetLayer:
 
 
 @dataclass(frozen=True)
+class McpShare:
+    """What the MCP servers' tools cost on every call: the schemas sent, and the tools still deferred."""
+
+    tokens: int = 0  # the MCP schemas every call carries (with `tool_search` when tools are deferred)
+    tools: int = 0  # MCP tools whose schemas are sent
+    deferred: int = 0  # MCP tools behind `tool_search`, not sent until the model finds them
+    servers: int = 0  # servers configured
+
+
+@dataclass(frozen=True)
 class BudgetView:
     """The split of the next request, as the model will receive it."""
 
@@ -62,19 +72,25 @@ class BudgetView:
     preview: bool = False  # no session yet: the prompt the first message will get
     messages: int = 0
     terminal: str = ""  # where terminal commands run (`local`, `ssh dev@box`, `docker python:3.12`)
+    mcp: McpShare | None = None  # the MCP servers' schemas; None when config.yaml names no server
 
     @property
     def prompt(self) -> int:
         return sum(layer.tokens for layer in self.layers)
 
     @property
+    def mcp_tokens(self) -> int:
+        return self.mcp.tokens if self.mcp is not None else 0
+
+    @property
     def used(self) -> int:
-        return self.prompt + self.conversation + self.tools
+        return self.prompt + self.conversation + self.tools + self.mcp_tokens
 
     @property
     def cached_prefix(self) -> int:
-        """Tokens of the stable prefix: the tool schemas and the cached layers before the first uncached."""
-        total = self.tools
+        """Tokens of the stable prefix: the tool schemas (built-in and MCP, appended as servers join) and
+        the cached layers before the first uncached."""
+        total = self.tools + self.mcp_tokens
         for layer in self.layers:
             if not layer.cached:
                 break
@@ -163,7 +179,8 @@ class BudgetPane(Pane):
         if self.reported > view.used:
             from dataclasses import replace
 
-            return replace(view, conversation=max(0, self.reported - view.prompt - view.tools))
+            rest = self.reported - view.prompt - view.tools - view.mcp_tokens
+            return replace(view, conversation=max(0, rest))
         return view
 
     def history_shrank(self) -> None:
@@ -225,6 +242,16 @@ class BudgetPane(Pane):
             mark,
         )
 
+    @staticmethod
+    def _mcp_mark(share: McpShare, cached: Content, compact: bool) -> Content:
+        """The MCP row's words: how many tools are sent, and how many wait behind `tool_search`."""
+        gap = " " if compact else "  "
+        sent = f"{share.tools} tools" if compact else f"{share.tools} tools sent"
+        parts: list[Content | tuple[str, str]] = [cached, (f"{gap}{sent}", "dim")]
+        if share.deferred:
+            parts.append((f", {share.deferred} deferred", "$accent"))
+        return Content.assemble(*parts)
+
     def render_table(self, width: int = 0) -> Content:
         """The table for a pane `width` columns wide (0: wide enough for every column)."""
         self._compact = 0 < width < WIDE_ROWS
@@ -253,6 +280,8 @@ class BudgetPane(Pane):
             self._row("conversation", view.conversation, Content.styled(f"{view.messages} messages", "dim"))
         )
         lines.append(self._row("tool schemas", view.tools, cached))
+        if view.mcp is not None:
+            lines.append(self._row("MCP schemas", view.mcp.tokens, self._mcp_mark(view.mcp, cached, compact)))
         lines.append(Content.styled("─" * 40, "dim"))
         used = view.used
         fraction = self._fraction(used)

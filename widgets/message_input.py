@@ -30,11 +30,11 @@ class SlashCommand:
     name: str
     help: str
     args: str = ""
-    kind: str = "command"  # command | skill
+    kind: str = "command"  # command | skill | mcp (an MCP server's prompt) | resource (`@server:name`)
 
     @property
     def text(self) -> str:
-        return f"/{self.name}"
+        return f"@{self.name}" if self.kind == "resource" else f"/{self.name}"
 
 
 def matching_commands(commands: Iterable[SlashCommand], typed: str, limit: int = 50) -> list[SlashCommand]:
@@ -255,6 +255,8 @@ class PromptBox(Vertical):
         self._sent: tuple[str, str] = ("", "")  # the last (text, draft) sent, to put back as it was
         self.commands: list[SlashCommand] = list(commands)
         self.skill_commands: list[SlashCommand] = []
+        self.resources: list[SlashCommand] = []  # `@server:name` of the MCP servers' resources
+        self._completion_base = ""  # the text before the word a completion replaces (`@` references)
         self.placeholder = placeholder
         self.history_size = history_size
         self.max_lines = max_lines
@@ -339,6 +341,10 @@ class PromptBox(Vertical):
         self.placeholder = text
         self.input.placeholder = text
 
+    def set_resources(self, resources: Iterable[SlashCommand]) -> None:
+        """The `@server:name` references the input completes (the MCP servers' resources)."""
+        self.resources = sorted(resources, key=lambda c: c.name)
+
     def set_skill_commands(self, skills: Iterable[SlashCommand]) -> None:
         """The `/<skill-name>` entries, filled by the skills provider."""
         self.skill_commands = sorted(skills, key=lambda c: c.name)
@@ -415,10 +421,16 @@ class PromptBox(Vertical):
         if text == self._accepted:
             return  # the text a completion just wrote: keep the list closed
         self._accepted = None
-        if not text.startswith("/") or any(ch.isspace() for ch in text):
+        self._completion_base = ""
+        word = text.rsplit(None, 1)[-1] if text.strip() and not text[-1].isspace() else ""
+        if word.startswith("@") and len(word) > 1 and self.resources:
+            self._completion_base = text[: len(text) - len(word)]
+            shown = [r for r in self.resources if r.text.lower().startswith(word.lower())][:50]
+        elif not text.startswith("/") or any(ch.isspace() for ch in text):
             self.hide_completions()
             return
-        shown = matching_commands(self._all_commands(), text)
+        else:
+            shown = matching_commands(self._all_commands(), text)
         if not shown:
             self.hide_completions()
             return
@@ -435,7 +447,7 @@ class PromptBox(Vertical):
 
     def _completion_differs(self) -> bool:
         chosen = self._chosen()
-        return chosen is not None and chosen.text != self.text.strip()
+        return chosen is not None and self._completion_base + chosen.text != self.text.strip()
 
     def _chosen(self) -> SlashCommand | None:
         index = self.completions.highlighted
@@ -447,7 +459,8 @@ class PromptBox(Vertical):
         chosen = self._chosen()
         if chosen is None:
             return
-        text = chosen.text + (" " if chosen.args or chosen.kind == "skill" else "")
+        spaced = chosen.args or chosen.kind in ("skill", "mcp", "resource")
+        text = self._completion_base + chosen.text + (" " if spaced else "")
         self._accepted = text
         self.set_text(text)
         self.hide_completions()
@@ -466,5 +479,8 @@ def _completion_label(command: SlashCommand) -> Content:
         (f" {command.args}" if command.args else "", "italic"),
         ("  ", ""),
         (command.help, "dim"),
-        ("  skill" if command.kind == "skill" else "", "$accent"),
+        (
+            {"skill": "  skill", "mcp": "  mcp prompt", "resource": "  mcp resource"}.get(command.kind, ""),
+            "$accent",
+        ),
     )

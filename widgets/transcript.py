@@ -301,6 +301,12 @@ class Transcript(VerticalScroll):
         self._tools[event.call_id] = block
         await self._add(block)
 
+    def tool_progress(self, event: events.ToolProgress) -> None:
+        """A running call said how far it is: its block shows the latest word (a stale one is dropped)."""
+        block = self._tools.get(event.call_id)
+        if block is not None:
+            block.show_progress(event)
+
     async def tool_finished(self, event: events.ToolFinished) -> None:
         block = self._tools.pop(event.call_id, None)
         if block is None:  # a result without a call we saw (pruned, or resumed mid-turn)

@@ -305,6 +305,7 @@ class ToolBlock(Block):
         super().__init__("")
         self.called = event
         self.finished: events.ToolFinished | None = None
+        self.progress: events.ToolProgress | None = None  # the latest progress the running call reported
         self.ended_unfinished = False  # its turn ended and no result ever came
         self.preview_chars = preview_chars
         self.approval = approval  # a stored call's answer (APPROVALS); a live call's shows in its question
@@ -312,6 +313,10 @@ class ToolBlock(Block):
     def finish(self, event: events.ToolFinished) -> None:
         self.finished = event
         self.set_class(not event.ok and not event.interrupted, "-failed")
+        self.refresh(layout=True)
+
+    def show_progress(self, event: events.ToolProgress) -> None:
+        self.progress = event
         self.refresh(layout=True)
 
     def end_unfinished(self) -> None:
@@ -325,11 +330,15 @@ class ToolBlock(Block):
     def render(self) -> Content:
         call, done = self.called, self.finished
         head = tool_line(call, done, self.preview_chars, self.expanded, self.approval, self.ended_unfinished)
+        if self.progress is not None and done is None and not self.ended_unfinished:
+            head = Content.assemble(head, "\n", ("  ⋯ " + progress_text(self.progress), "dim italic"))
         if not self.expanded:
             return head
         body = ["", "arguments:", _pretty(call.arguments)]
         if self.approval is not None:
             body += [f"approval: {APPROVALS.get(self.approval, self.approval)}"]
+        if done is not None and self.progress is not None:
+            body += [f"progress: {progress_text(self.progress)}"]
         if done is not None:
             body += ["result:", done.result or done.preview or "(empty)"]
         return Content.assemble(head, "\n", "\n".join(body).strip("\n"))
@@ -386,6 +395,14 @@ def tool_line(
     if done is not None and done.preview:
         parts += ["  ", (one_line(done.preview, limit), "dim")]
     return Content.assemble(*parts)
+
+
+def progress_text(event: events.ToolProgress) -> str:
+    """`2/3 step 2`, `40% copying` or `7 fetched`: how far a running call said it is."""
+    done = f"{event.progress:g}"
+    if event.total:
+        done = f"{done}/{event.total:g}"
+    return f"{done} {one_line(event.message, 80)}".strip()
 
 
 def tool_text(call: events.ToolCalled, done: events.ToolFinished | None, approval: str | None = None) -> str:

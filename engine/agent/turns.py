@@ -546,7 +546,8 @@ class Agent:
         state = _TurnState(text)
         interrupted = failed = False
         try:
-            sent = state.text = self._skill_invocation(text) if command else text
+            sent = self._skill_invocation(text) if command else text
+            sent = state.text = await self._mcp_references(sent, command)
             await self._record_user_message(session, sent, typed=text)
             layer = await self._provider_layer(text)
             await self._call_until_answered(state, layer)
@@ -621,6 +622,18 @@ class Agent:
         root = await store.tree.lineage_root(self.session_id)
         written = await store.set_title(root, title)
         return SessionTitled(self.session_id, written or title, "user")
+
+    async def _mcp_references(self, text: str, command: bool) -> str:
+        """`@server:resource` attached, and a typed `/mcp:server:prompt` as the prompt's text; each said."""
+        hub = self.lifecycle.mcp
+        if hub is None or ("@" not in text and not text.lstrip().startswith("/mcp:")):
+            return text
+        from engine.mcp.references import expand
+
+        expanded, notes = await expand(hub, text, prompts=command)
+        for level, note in notes:
+            self._put(Status(self.session_id, level, note))
+        return expanded
 
     def _skill_invocation(self, text: str) -> str:
         """`/skill-name instruction` as the message that loads the skill (Tier 2) for this turn."""

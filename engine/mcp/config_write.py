@@ -50,6 +50,20 @@ def remove_server(path: Path, name: str) -> bool:
         return True
 
 
+def set_enabled(path: Path, name: str, enabled: bool) -> bool:
+    """Write `enabled: true|false` into server `name`'s block (`/mcp`); False when there is no such server."""
+    with file_lock(path):
+        text = read_config_text(path)
+        data = parse_config_text(text, path)
+        servers = data.get(SECTION)
+        if not isinstance(servers, dict) or not isinstance(servers.get(name), dict):
+            return False
+        wanted = dict(data)
+        wanted[SECTION] = {**servers, name: {**servers[name], "enabled": enabled}}
+        _write(path, _with_enabled(text, name, enabled), wanted)
+        return True
+
+
 def _write(path: Path, edited: str | None, wanted: dict[str, Any]) -> None:
     if edited is None or parse_config_text(edited, path) != wanted:
         edited = yaml.safe_dump(wanted, sort_keys=False, allow_unicode=True)
@@ -100,3 +114,32 @@ def _removed(text: str, name: str) -> str | None:
     while last < end and (not lines[last].strip() or len(lines[last]) - len(lines[last].lstrip()) > indent):
         last += 1
     return "\n".join([*lines[:first], *lines[last:]]) + "\n"
+
+
+def _with_enabled(text: str, name: str, enabled: bool) -> str | None:
+    """The text with the server's `enabled:` line replaced, or added as its first setting (None: its
+    entry is not written as an indented block)."""
+    found = _block(text)
+    if found is None:
+        return None
+    lines, start, end = found
+    first = next(
+        (i for i in range(start + 1, end) if re.match(rf"^(\s+){re.escape(name)}\s*:\s*(#.*)?$", lines[i])),
+        None,
+    )
+    if first is None:
+        return None
+    indent = len(lines[first]) - len(lines[first].lstrip())
+    value = "true" if enabled else "false"
+    last = first + 1
+    child = ""
+    while last < end and (not lines[last].strip() or len(lines[last]) - len(lines[last].lstrip()) > indent):
+        line = lines[last]
+        if line.strip() and not child:
+            child = line[: len(line) - len(line.lstrip())]
+        if child and re.match(rf"^{child}enabled\s*:", line):
+            lines[last] = f"{child}enabled: {value}"
+            return "\n".join(lines) + "\n"
+        last += 1
+    child = child or " " * (indent + 2)
+    return "\n".join([*lines[: first + 1], f"{child}enabled: {value}", *lines[first + 1 :]]) + "\n"

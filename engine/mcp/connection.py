@@ -41,6 +41,8 @@ class ServerConnection:
         self.error = ""
         self.tools: list[Any] = []  # mcp_types.Tool, as the server listed them (before any filter)
         self.listed_more = 0  # tools past `mcp.max_tools`, left out
+        self.resources: list[Any] = []  # mcp_types.Resource, when the server offers resources
+        self.prompts: list[Any] = []  # mcp_types.Prompt, when the server offers prompts
         self.started_s = 0.0  # seconds from start to tools listed
         self.server_name = ""  # what the server calls itself
         self._client: Any = None
@@ -151,6 +153,7 @@ class ServerConnection:
                 self._client = client
                 self.server_name = client.server_info.name if client.server_info else ""
                 await self._list_tools(client)
+                await self._list_extras(client)
                 self.started_s = time.perf_counter() - started
                 self.state = READY
                 self._settled.set()
@@ -193,6 +196,41 @@ class ServerConnection:
                 break
         self.listed_more = max(len(tools) - cap, 0)
         self.tools = tools[:cap]
+
+    async def _list_extras(self, client: Any) -> None:
+        """The resources and prompts the server says it offers (`@server:resource`, `/mcp:server:prompt`);
+        a server that lists them wrongly still offers its tools."""
+        capabilities = client.server_capabilities
+        cap = int(self.config.mcp.max_tools)
+        try:
+            if capabilities.resources is not None:
+                self.resources = list((await client.list_resources()).resources)[:cap]
+            if capabilities.prompts is not None:
+                self.prompts = list((await client.list_prompts()).prompts)[:cap]
+        except Exception as exc:  # resources and prompts are extras: the tools still count
+            log.info("MCP server %s listed no resources or prompts: %s", self.name, exc)
+
+    async def read_resource(self, uri: str) -> Any:
+        """A resource's contents (ReadResourceResult); McpCallError (a sentence) when none come back."""
+        return await self._request(f"read `{uri}`", lambda c: c.read_resource(uri))
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
+        """A prompt's messages (GetPromptResult); McpCallError (a sentence) when none come back."""
+        return await self._request(f"give the prompt `{name}`", lambda c: c.get_prompt(name, arguments))
+
+    async def _request(self, what: str, send: Callable[[Any], Awaitable[Any]]) -> Any:
+        if self.state != READY or self._client is None:
+            raise McpCallError(self._not_ready())
+        timeout = self.spec.call_timeout(self.config)
+        try:
+            async with asyncio.timeout(timeout):
+                return await send(self._client)
+        except TimeoutError:
+            raise McpCallError(f"The MCP server `{self.name}` did not {what} within {timeout:g} s.") from None
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            raise McpCallError(f"The MCP server `{self.name}` could not {what}: {_reason(exc)}") from None
 
     async def _transport(self, spec: ServerSpec) -> Any:
         if spec.transport == "stdio":

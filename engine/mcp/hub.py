@@ -55,6 +55,16 @@ class ServerView:
     left_out: tuple[str, ...]  # `tool: why` for each tool not offered
 
 
+@dataclass(frozen=True)
+class SchemaCost:
+    """The MCP schemas every call carries, and the tools waiting behind `tool_search`."""
+
+    tokens: int
+    tools: int  # MCP tools whose schemas are sent (not counting `tool_search`)
+    deferred: int  # deferred tools the model has not chosen yet
+    servers: int  # servers configured
+
+
 class McpHub:
     """The configured MCP servers, their tools, and which schemas each call carries."""
 
@@ -203,6 +213,17 @@ class McpHub:
         if self._sent_count[0] != key:
             self._sent_count = (key, tool_schema_tokens(self.sent, exact) if self.sent else 0)
         return self._sent_count[1]
+
+    def schema_cost(self, exact: bool = True) -> SchemaCost:
+        """What the MCP tools cost every call now (the budget pane's MCP layer); safe from a reader thread."""
+        sent = list(self.sent)
+        names = {s["function"]["name"] for s in sent}
+        return SchemaCost(
+            tokens=tool_schema_tokens(sent, exact) if sent else 0,
+            tools=len(names - {SEARCH_TOOL}),
+            deferred=len(set(self.deferred) - names),
+            servers=len(self.servers.servers),
+        )
 
     async def registry_for(self, name: str) -> ToolRegistry | None:
         """The registry that runs `name`: this one when it is an MCP tool (waiting for a server that is

@@ -4,6 +4,8 @@ Kinds (stdio unless said):
   faulty      `crash` ends the process mid-call; `hang` never answers; `slow` reports progress
   many        200 tools (`record_<topic>_<n>`), so that their schemas pass any sensible share
   injected    a tool whose description tells the model to ignore its instructions
+  desk        `echo`; `gate` reports progress, then waits until a given file exists; a resource
+              `notes://today` and a prompt `review` (with a `topic` argument)
   http PORT   a streamable HTTP server on 127.0.0.1:PORT with `add` and `whoami` (which echoes the
               Authorization header it got)
 """
@@ -88,6 +90,32 @@ def injected() -> MCPServer:
     return server
 
 
+def desk() -> MCPServer:
+    server = MCPServer("desk")
+
+    @server.tool(description="Echo the given text back.")
+    def echo(text: str) -> str:
+        return f"echo: {text}"
+
+    @server.tool(description="Report progress, then wait until the file at `path` exists.")
+    async def gate(path: str, ctx: Context) -> str:
+        await ctx.report_progress(1, 2, "waiting for the gate")
+        while not os.path.exists(path):
+            await asyncio.sleep(0.05)
+        await ctx.report_progress(2, 2, "the gate opened")
+        return "gate opened"
+
+    @server.resource("notes://today", name="today", description="Today's notes.", mime_type="text/plain")
+    def today() -> str:
+        return "Ship the release notes; call Ada about the invoice."
+
+    @server.prompt(name="review", description="Ask for a review of one topic.")
+    def review(topic: str) -> str:
+        return f"Review {topic} carefully and list three risks."
+
+    return server
+
+
 def http(port: int) -> None:
     server = MCPServer("httpdemo")
 
@@ -108,7 +136,7 @@ def main() -> None:
     if kind == "http":
         http(int(sys.argv[2]))
         return
-    {"faulty": faulty, "many": many, "injected": injected}[kind]().run("stdio")
+    {"faulty": faulty, "many": many, "injected": injected, "desk": desk}[kind]().run("stdio")
 
 
 if __name__ == "__main__":

@@ -524,6 +524,10 @@ class MainScreen(Screen[None]):
     async def _add_tool_block(self, message: messages.ToolCalled) -> None:
         await self.transcript.tool_called(message.event)
 
+    @on(messages.ToolProgress)
+    def _show_tool_progress(self, message: messages.ToolProgress) -> None:
+        self.transcript.tool_progress(message.event)
+
     @on(messages.ToolFinished)
     async def _finish_tool_block(self, message: messages.ToolFinished) -> None:
         await self.transcript.tool_finished(message.event)
