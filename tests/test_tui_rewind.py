@@ -142,3 +142,143 @@ async def test_undo_that_finds_nothing_says_so_and_keeps_the_input() -> None:
         await pilot.press("escape", "enter")
         await settle(pilot, app)
         assert "Nothing was rewound: Session x has no message of yours left to rewind." in notices(app)
+
+
+def said_in_transcript(app: Any) -> list[str]:
+    """The transcript's user messages and replies, top to bottom (notices left out)."""
+    from widgets.transcript_blocks import FrozenReply, UserBlock
+
+    shown = []
+    for block in app.main_screen.transcript.children:
+        if isinstance(block, (UserBlock, FrozenReply)):
+            shown.append(block.copy_text().strip())
+    return shown
+
+
+async def three_questions(pilot: Any, app: Any, seen: list[Message]) -> str:
+    await agent_started(pilot, app)
+    for number, text in enumerate(("first question", "second question", "third question"), start=1):
+        await say(pilot, app, text)
+        await turn_done(pilot, app, seen, number)
+    replies = 3 * 2
+    assert await pause_until(pilot, lambda: len(said_in_transcript(app)) == replies), said_in_transcript(app)
+    return app.session_id
+
+
+async def test_undo_two_takes_the_exchanges_out_of_the_transcript(scripted: Any) -> None:
+    app = make_scripted_app(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(140, 40), message_hook=seen.append) as pilot:
+        await three_questions(pilot, app, seen)
+        await say(pilot, app, "/undo 2")
+        prompt = app.main_screen.prompt
+        assert await pause_until(pilot, lambda: prompt.text == "second question", rounds=600), prompt.text
+        assert said_in_transcript(app) == ["first question", "Answer to first question"]
+        assert app.focused is prompt.input  # the question is there to edit at once
+        await pilot.press("end", *" (shorter)", "enter")
+        await turn_done(pilot, app, seen, 4)
+        assert asked(scripted) == [
+            ("user", "first question"),
+            ("assistant", "Answer to first question"),
+            ("user", "second question (shorter)"),
+        ]
+        assert await pause_until(pilot, lambda: len(said_in_transcript(app)) == 4)
+        assert said_in_transcript(app)[2:] == ["second question (shorter)", "Answer to second question (shorter)"]
+
+
+async def test_alt_up_to_a_past_message_then_ctrl_z_rewinds_there(scripted: Any) -> None:
+    app = make_scripted_app(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(140, 40), message_hook=seen.append) as pilot:
+        session = await three_questions(pilot, app, seen)
+        transcript = app.main_screen.transcript
+        await pilot.press("f1", "alt+up", "alt+up", "alt+up", "alt+down")  # third, second, first, second
+        assert getattr(transcript.cursor, "text", "") == "second question"
+        await pilot.press("ctrl+z")
+        prompt = app.main_screen.prompt
+        assert await pause_until(pilot, lambda: prompt.text == "second question", rounds=600), prompt.text
+        assert said_in_transcript(app) == ["first question", "Answer to first question"]
+        assert app.focused is prompt.input
+        await pilot.press("home", *"Briefly: ", "enter")
+        await turn_done(pilot, app, seen, 4)
+        assert asked(scripted) == [
+            ("user", "first question"),
+            ("assistant", "Answer to first question"),
+            ("user", "Briefly: second question"),
+        ]
+        assert app.session_id == session
+        home = app.home
+    conn = sqlite3.connect(home.state_db)
+    try:
+        rows = conn.execute(
+            "SELECT content, active FROM messages WHERE session_id = ? ORDER BY id", (session,)
+        ).fetchall()
+    finally:
+        conn.close()
+    assert [c for c, a in rows if not a] == [
+        "second question",
+        "Answer to second question",
+        "third question",
+        "Answer to third question",
+    ]
+    assert [c for c, a in rows if a][-2:] == ["Briefly: second question", "Answer to Briefly: second question"]
+
+
+async def test_ctrl_f_branches_before_a_past_message_and_the_original_stays(scripted: Any) -> None:
+    app = make_scripted_app(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(140, 40), message_hook=seen.append) as pilot:
+        session = await three_questions(pilot, app, seen)
+        await pilot.press("f1", "alt+up", "alt+up", "ctrl+f")
+        prompt = app.main_screen.prompt
+        assert await pause_until(pilot, lambda: prompt.text == "second question", rounds=600), prompt.text
+        changed = next(m.event for m in seen if isinstance(m, messages.SessionChanged))
+        assert isinstance(changed, events.SessionBranched) and changed.previous_session_id == session
+        assert app.session_id == changed.session_id
+        # The transcript shows the branch as state.db holds it: the exchange before the message.
+        assert await pause_until(
+            pilot, lambda: said_in_transcript(app) == ["first question\n\nAnswer to first question"], rounds=600
+        ), said_in_transcript(app)
+        await say(pilot, app, " in another way")
+        await turn_done(pilot, app, seen, 4)
+        assert asked(scripted) == [
+            ("user", "first question"),
+            ("assistant", "Answer to first question"),
+            ("user", "second question in another way"),
+        ]
+        home = app.home
+    conn = sqlite3.connect(home.state_db)
+    try:
+        original = conn.execute(
+            "SELECT content FROM messages WHERE session_id = ? AND active = 1 ORDER BY id", (session,)
+        ).fetchall()
+        ended = conn.execute("SELECT end_reason FROM sessions WHERE id = ?", (session,)).fetchone()
+    finally:
+        conn.close()
+    assert len(original) == 6 and ended == ("branched",)
+
+
+async def test_ctrl_z_away_from_a_message_of_yours_says_how(scripted: Any) -> None:
+    app = make_scripted_app(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(140, 40), message_hook=seen.append) as pilot:
+        await three_questions(pilot, app, seen)
+        await pilot.press("f1", "ctrl+up", "ctrl+z")  # the cursor on the last reply
+        assert await pause_until(pilot, lambda: bool(app._notifications))
+        said = [n.message for n in app._notifications]
+        assert "To rewind there, move to one of your messages first (alt+up in the transcript)." in said
+        assert not any(isinstance(m, messages.ConversationRewound) for m in seen)
+
+
+async def test_the_palette_rewinds_to_the_selected_message(scripted: Any) -> None:
+    app = make_scripted_app(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(140, 40), message_hook=seen.append) as pilot:
+        await three_questions(pilot, app, seen)
+        await pilot.press("f1", "alt+up")
+        await pilot.press("ctrl+p", *"Rewind to the selected")
+        await pilot.pause()
+        await pilot.press("enter")
+        prompt = app.main_screen.prompt
+        assert await pause_until(pilot, lambda: prompt.text == "third question", rounds=600), prompt.text
+        assert said_in_transcript(app)[-1] == "Answer to second question"
