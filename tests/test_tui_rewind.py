@@ -183,7 +183,10 @@ async def test_undo_two_takes_the_exchanges_out_of_the_transcript(scripted: Any)
             ("user", "second question (shorter)"),
         ]
         assert await pause_until(pilot, lambda: len(said_in_transcript(app)) == 4)
-        assert said_in_transcript(app)[2:] == ["second question (shorter)", "Answer to second question (shorter)"]
+        assert said_in_transcript(app)[2:] == [
+            "second question (shorter)",
+            "Answer to second question (shorter)",
+        ]
 
 
 async def test_alt_up_to_a_past_message_then_ctrl_z_rewinds_there(scripted: Any) -> None:
@@ -221,7 +224,10 @@ async def test_alt_up_to_a_past_message_then_ctrl_z_rewinds_there(scripted: Any)
         "third question",
         "Answer to third question",
     ]
-    assert [c for c, a in rows if a][-2:] == ["Briefly: second question", "Answer to Briefly: second question"]
+    assert [c for c, a in rows if a][-2:] == [
+        "Briefly: second question",
+        "Answer to Briefly: second question",
+    ]
 
 
 async def test_ctrl_f_branches_before_a_past_message_and_the_original_stays(scripted: Any) -> None:
@@ -237,7 +243,9 @@ async def test_ctrl_f_branches_before_a_past_message_and_the_original_stays(scri
         assert app.session_id == changed.session_id
         # The transcript shows the branch as state.db holds it: the exchange before the message.
         assert await pause_until(
-            pilot, lambda: said_in_transcript(app) == ["first question\n\nAnswer to first question"], rounds=600
+            pilot,
+            lambda: said_in_transcript(app) == ["first question\n\nAnswer to first question"],
+            rounds=600,
         ), said_in_transcript(app)
         await say(pilot, app, " in another way")
         await turn_done(pilot, app, seen, 4)
