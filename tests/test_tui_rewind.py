@@ -15,6 +15,7 @@ from engine import events
 from tests.tui_support import (
     MODEL_CONFIG,
     ScriptedAgent,
+    agent_ready_since,
     agent_started,
     make_app,
     make_scripted_app,
@@ -290,3 +291,62 @@ async def test_the_palette_rewinds_to_the_selected_message(scripted: Any) -> Non
         prompt = app.main_screen.prompt
         assert await pause_until(pilot, lambda: prompt.text == "third question", rounds=600), prompt.text
         assert said_in_transcript(app)[-1] == "Answer to second question"
+
+
+async def test_branch_then_resume_the_original_and_the_branch_from_the_sessions_screen(scripted: Any) -> None:
+    from tui.screens.sessions import SessionsScreen
+    from widgets.compression_pane import short_id
+
+    app = make_scripted_app(scripted)
+    seen: list[Message] = []
+    async with app.run_test(size=(140, 40), message_hook=seen.append) as pilot:
+        await agent_started(pilot, app)
+        for number, text in enumerate(("first question", "second question"), start=1):
+            await say(pilot, app, text)
+            await turn_done(pilot, app, seen, number)
+        original = app.session_id
+        await say(pilot, app, "/branch Other way")
+        assert await pause_until(pilot, lambda: app.session_id != original, rounds=600)
+        branch = app.session_id
+        # The lineage line of the compression pane says where this conversation came from.
+        lineage = app.main_screen.query_one("#compression-lineage")
+        assert await pause_until(
+            pilot, lambda: f"a branch of {short_id(original)}" in str(lineage.render()), rounds=600
+        ), str(lineage.render())
+
+        async def resume(session_id: str) -> None:
+            await pilot.press("ctrl+r")
+            assert await pause_until(pilot, lambda: isinstance(app.screen, SessionsScreen))
+            screen = app.screen
+            assert await pause_until(pilot, lambda: len(screen.rows) == 2, 400), screen.rows
+            rows = {row.session_id: row for row in screen.rows}
+            assert rows[branch].branch_of == original and not rows[original].branch_of
+            await pilot.press("down")  # from the search box to the list
+            while screen.rows[screen.options.highlighted or 0].session_id != session_id:
+                await pilot.press("down")
+            mark = len(seen)
+            await pilot.press("r")
+            await agent_ready_since(pilot, seen, mark)
+            assert await pause_until(pilot, lambda: app.session_id == session_id, rounds=600)
+
+        await resume(original)
+        await say(pilot, app, "third question")
+        await turn_done(pilot, app, seen, 3)
+        assert [text for role, text in asked(scripted) if role == "user"] == [
+            "first question",
+            "second question",
+            "third question",
+        ]
+        # From the original, the compression pane names its branch.
+        assert await pause_until(
+            pilot, lambda: f"branches {short_id(branch)}" in str(lineage.render()), rounds=600
+        ), str(lineage.render())
+
+        await resume(branch)
+        await say(pilot, app, "another way")
+        await turn_done(pilot, app, seen, 4)
+        assert [text for role, text in asked(scripted) if role == "user"] == [
+            "first question",
+            "second question",
+            "another way",
+        ]

@@ -424,7 +424,7 @@ class MainScreen(Screen[None]):
     @on(messages.LineageRead)
     def _show_lineage(self, message: messages.LineageRead) -> None:
         if message.is_current():
-            self.compression.set_lineage(message.chain)
+            self.compression.set_lineage(message.chain, message.branch_of, message.branches)
 
     def _say_layer_problems(self, view: BudgetView) -> None:
         """A file of the person's that reaches the prompt damaged (not UTF-8, blocked, cut): said once.
