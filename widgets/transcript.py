@@ -79,7 +79,7 @@ class Transcript(VerticalScroll):
             "cursor_message(-1)",
             "your previous message",
             id="message_previous",
-            tooltip="Move to your previous message (ctrl+z rewinds there, ctrl+f branches)",
+            tooltip="Move to your previous message",
         ),
         Binding("alt+down", "cursor_message(1)", "your next message", id="message_next"),
         Binding(
