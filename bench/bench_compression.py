@@ -22,8 +22,8 @@ from engine.compression.boundaries import plan_boundaries
 from engine.compression.compressor import Compressor
 from engine.compression.fallback import fallback_summary
 from engine.compression.messages import message_tokens, total_tokens
+from engine.compression.middle_text import TranscriptLimits, render_transcript
 from engine.compression.prepass import PrepassLimits, prepass
-from engine.compression.transcript import TranscriptLimits, render_transcript
 from engine.config import load_config
 from engine.home import Home
 from engine.llm.client import LLMClient

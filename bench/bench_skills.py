@@ -146,7 +146,12 @@ def guard_figures(options: Options) -> list[Figure]:
             time_ms(lambda: guard.scan_text(sample, prefilter=False), 1 if options.quick else 3, 0)
         )
         fixtures = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "skills" / "public"
-        public_ms = [guard.scan_folder(p.parent).elapsed_ms for p in fixtures.rglob("SKILL.md")]
+        skill_files = sorted(fixtures.rglob("SKILL.md"))
+        public = [guard.scan_folder(p.parent) for p in skill_files]
+        public_ms = [report.elapsed_ms for report in public]
+        dangerous = [
+            p.parent.name for p, r in zip(skill_files, public, strict=True) if r.verdict == "dangerous"
+        ]
         shutil.rmtree(folder)
     per_thousand = patterns / lines * 1000
     return [
@@ -183,6 +188,15 @@ def guard_figures(options: Options) -> list[Figure]:
             note="why it reads only skills.guard_shared_scan_kb (16 KiB) of each skill",
         ),
         Figure("guard, slowest public-style fixture", max(public_ms), "ms", note=f"{len(public_ms)} skills"),
+        Figure(
+            "guard, public-style skills rated dangerous",
+            len(dangerous),
+            "skills",
+            target="0",
+            note=f"of {len(public)} ordinary skills, prose about precedence among them"
+            + (f": {', '.join(dangerous)}" if dangerous else ""),
+            met=not dangerous,
+        ),
     ]
 
 

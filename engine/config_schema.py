@@ -536,6 +536,17 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         ),
         "max_tools": S(500, "Tools taken from one MCP server at most (the rest are left out and said).", 1),
     },
+    "mcp_serve": {
+        "allow_skill_writes": S(
+            False,
+            "`hws mcp serve` offers other agents `skill_manage` (create, patch and delete skills, through "
+            "the skills guard); off, they may only list and read skills. Memory writes are always offered "
+            "unless it runs with --read-only.",
+        ),
+        "port": S(
+            8766, "Port `hws mcp serve --http` listens on (127.0.0.1 unless --host says otherwise).", 1, 65535
+        ),
+    },
     "keys": {},  # binding id -> key, e.g. `keys: {focus_memory: f2}`; any id is accepted
     ROOT: {
         "context_file_max_chars": S(20_000, "Characters kept of each project context file.", 100),

@@ -8,6 +8,7 @@ import json
 from engine.compression.boundaries import calls_in_longest_task, plan_boundaries
 from engine.compression.fallback import fallback_summary
 from engine.compression.messages import SUMMARY_FLAG, message_tokens
+from engine.compression.middle_text import TranscriptLimits, render_message
 from engine.compression.pairs import STUB_RESULT, sanitize_tool_pairs
 from engine.compression.prepass import DUPLICATE_NOTE, PrepassLimits, describe_output, prepass
 from engine.compression.redact import redact
@@ -24,7 +25,6 @@ from engine.compression.summary_message import (
 )
 from engine.compression.summary_prompt import SECTIONS, auto_focus, summary_prompt
 from engine.compression.tail import cap_tail_outputs
-from engine.compression.transcript import TranscriptLimits, render_message
 from engine.config import defaults
 from tests.compression_support import assistant, call, conversation, pairing_problems, result, user
 

@@ -25,7 +25,7 @@ from tests.tui_support import (
 )
 from tui import messages
 from tui.keys import bindings_of
-from widgets.prompt import PromptInput
+from widgets.message_input import PromptInput
 from widgets.transcript_blocks import ApprovalBlock, UserBlock
 
 

@@ -147,3 +147,22 @@ def test_sync_journal_records_a_hand_edit_without_writing(home: Home) -> None:
     assert entry is not None and entry.who == "external"
     assert store.sync_journal() is None
     assert read(home) == "Likes tea\n§\nfrom vim"
+
+
+def test_reading_the_memory_pane_writes_no_journal_and_the_watchers_start_journals_the_edit(
+    home: Home,
+) -> None:
+    from engine.config import load_config
+    from engine.editing.external_edits import journal_edits_made_while_closed
+    from tui.read_panes import Readers
+
+    memory = Memory(home)
+    memory.tool_call({"action": "add", "target": "user", "content": "Likes tea"})
+    (home.memories / "USER.md").write_text("Likes tea\n§\nedited while hws was closed", encoding="utf-8")
+    config = load_config(home.root)
+    view = Readers(home, config, home.root).memory_view(None, journal_rows=10)
+    assert "edited while hws was closed" in next(f for f in view.files if f.target == "user").disk
+    assert [e.who for e in memory.history()] == ["agent"]  # the read wrote nothing
+    entries = journal_edits_made_while_closed(home, config)
+    assert [(e.who, e.target) for e in entries] == [("external", "user")]
+    assert journal_edits_made_while_closed(home, config) == []  # once

@@ -7,8 +7,8 @@ import pytest
 from engine import events
 from tests.tui_support import MODEL_CONFIG, SESSION, ScriptedAgent, make_app, pause_until, settle
 from tui import messages
+from widgets.message_input import PromptInput
 from widgets.pane import Pane
-from widgets.prompt import PromptInput
 from widgets.transcript import Transcript
 from widgets.transcript_blocks import NoticeBlock
 

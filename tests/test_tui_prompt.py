@@ -8,7 +8,7 @@ from engine import events
 from tests.tui_support import MODEL_CONFIG, SESSION, ScriptedAgent, make_app, settle
 from tui import messages
 from tui.commands import SLASH_COMMANDS, SkillEntry, parse_slash
-from widgets.prompt import PromptBox, SlashCommand, matching_commands
+from widgets.message_input import PromptBox, SlashCommand, matching_commands
 from widgets.transcript_blocks import NoticeBlock, UserBlock
 
 

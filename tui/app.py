@@ -51,9 +51,9 @@ from widgets.compression_pane import CompressionPane
 from widgets.file_editor import FileEditor
 from widgets.gauge import GaugeLevels
 from widgets.memory_pane import MemoryPane
+from widgets.message_input import PromptBox
 from widgets.paste_chips import PasteLimits
 from widgets.pending_list import PendingList
-from widgets.prompt import PromptBox
 from widgets.skills_pane import SkillsPane
 from widgets.status_bar import StatusState
 from widgets.transcript import Transcript
@@ -447,8 +447,8 @@ class HwsApp(App[int], inherit_bindings=False):
         from tui.screens.text_view import TextScreen
         from tui.screens.unsaved import UnsavedScreen
         from widgets.memory_pane import MemoryPane
+        from widgets.message_input import PromptInput
         from widgets.pane import Pane
-        from widgets.prompt import PromptInput
         from widgets.transcript_blocks import ApprovalBlock
 
         return {

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.text.sentences import sentence
 from tui import messages
-from widgets.prompt import SlashCommand
+from widgets.message_input import SlashCommand
 
 if TYPE_CHECKING:
     from tui.app import HwsApp

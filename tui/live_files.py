@@ -97,6 +97,14 @@ class LiveFiles:
             watcher.stop()
             return
         self._baseline = self._disk_layers()  # what a session started now would see
+        self._journal_edits_made_while_closed()
+
+    def _journal_edits_made_while_closed(self) -> None:
+        """Hand edits of the memory files from before the watcher started: journaled as `external`."""
+        from engine.editing.external_edits import journal_edits_made_while_closed
+
+        if journal_edits_made_while_closed(self.app.home, self.app.config) and not self._stopped:
+            self.app.call_from_thread(self.app.pane_feeds.refresh, "memory")
 
     def stop(self) -> None:
         self._stopped = True

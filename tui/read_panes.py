@@ -80,11 +80,6 @@ class Readers:
             except Exception as exc:  # MemoryRefused (not UTF-8, a symlink out of the home), OSError
                 disk, problem = (), str(getattr(exc, "result", {}).get("error") or exc)
                 unreadable = True
-            else:
-                # A hand edit since the last write shows in the journal as `external`; journaling it
-                # (impossible in a read-only home) never hides what was read.
-                with contextlib.suppress(Exception):
-                    store.sync_journal()
             frozen = frozen_entries(prompt, target) if prompt is not None else None
             files.append(
                 MemoryFile(

@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from engine.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, fail, open_home
@@ -252,6 +253,49 @@ def _ask(question: str) -> str:
     return sys.stdin.readline().strip()
 
 
+def _unsaved_line(data: dict[str, Any]) -> str:
+    if not data["waiting"]:
+        return "┊ state.db  the kept messages are written"
+    return (
+        f"warning: state.db is locked by another program; {data['waiting']} message(s) kept in "
+        f"{data['journal']} until it is released (the next hws writes them)"
+    )
+
+
+def _compression_line(data: dict[str, Any]) -> str:
+    if data["compressed"]:
+        return f"┊ compressed {data['tokens_before']:,} → {data['tokens_after']:,} tokens"
+    return f"┊ {data['note']}" if data["note"] else ""
+
+
+def _skill_loaded_line(data: dict[str, Any]) -> str:
+    what = f"{data['name']}/{data['file_path']}" if data["file_path"] else data["name"]
+    return f"┊ skill     loaded {what} ({data['tokens']:,} tokens)"
+
+
+NOTE_LINES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "memory_written": lambda d: f"┊ memory    {d['target']} {d['action']} by {d['who']}: {d['message']}",
+    "skill_changed": lambda d: f"┊ skill     {d['action']} {d['name']} by {d['who']}",
+    "skill_loaded": _skill_loaded_line,
+    "write_staged": lambda d: (
+        f"┊ pending   {d['subsystem']} write {d['pending_id']} waits for your approval: "
+        f"{d['summary']} (hws {d['subsystem']} approve {d['pending_id']} / reject)"
+    ),
+    "unsaved_messages": _unsaved_line,
+    "approved_by_session": lambda d: f"┊ approved  {d['command']} (this session allows {d['scope']})",
+    "process_started": lambda d: f"┊ process   {d['process_id']} started ({d['where']}): {d['command']}",
+    "process_ended": lambda d: f"┊ process   {d['message']}",
+    "nudge_fired": lambda d: f"┊ nudge     {d['nudge']}: {d['reason']}",
+    "status": lambda d: f"{d['level']}: {d['text']}",
+    "guarded_settings_changed": lambda d: f"warning: {d['message']}",
+    "compression_finished": _compression_line,
+    "conversation_too_large": lambda d: f"{'note' if d['fits'] else 'warning'}: {d['message']}",
+    "session_titled": lambda d: f"┊ title     “{d['title']}” (by {d['by']})",
+    "session_changed": lambda d: f"┊ session   now {d['session_id']} ({d['reason']})",
+}
+"""One stderr line for each event `hws run` only reports (the others stream, or end the turn)."""
+
+
 class TextPrinter:
     """Plain output: the answer streams to stdout, everything else is a short line on stderr.
 
@@ -308,54 +352,15 @@ class TextPrinter:
             mark = "┊" if data["ok"] else "┊ ✗"
             preview = self.previews.pop(data["call_id"], data["name"])
             self.note(f"{mark} {preview}  → {data['preview']} ({data['duration_s']:.1f}s)")
-        elif kind == "memory_written":
-            self.note(f"┊ memory    {data['target']} {data['action']} by {data['who']}: {data['message']}")
-        elif kind == "skill_changed":
-            self.note(f"┊ skill     {data['action']} {data['name']} by {data['who']}")
-        elif kind == "skill_loaded":
-            what = f"{data['name']}/{data['file_path']}" if data["file_path"] else data["name"]
-            self.note(f"┊ skill     loaded {what} ({data['tokens']:,} tokens)")
-        elif kind == "write_staged":
-            self.note(
-                f"┊ pending   {data['subsystem']} write {data['pending_id']} waits for your approval: "
-                f"{data['summary']} (hws {data['subsystem']} approve {data['pending_id']} / reject)"
-            )
-        elif kind == "unsaved_messages":
-            if data["waiting"]:
-                self.note(
-                    f"warning: state.db is locked by another program; {data['waiting']} message(s) kept in "
-                    f"{data['journal']} until it is released (the next hws writes them)"
-                )
-            else:
-                self.note("┊ state.db  the kept messages are written")
-        elif kind == "approved_by_session":
-            self.note(f"┊ approved  {data['command']} (this session allows {data['scope']})")
-        elif kind == "process_started":
-            self.note(f"┊ process   {data['process_id']} started ({data['where']}): {data['command']}")
-        elif kind == "process_ended":
-            self.note(f"┊ process   {data['message']}")
-        elif kind == "nudge_fired":
-            self.note(f"┊ nudge     {data['nudge']}: {data['reason']}")
-        elif kind == "status":
-            self.note(f"{data['level']}: {data['text']}")
-        elif kind == "guarded_settings_changed":
-            self.note(f"warning: {data['message']}")
         elif kind == "error_event":
             self.failed = True
             self.note(f"error: {data['message']}")
-        elif kind == "compression_finished":
-            if data["compressed"]:
-                self.note(f"┊ compressed {data['tokens_before']:,} → {data['tokens_after']:,} tokens")
-            elif data["note"]:
-                self.note(f"┊ {data['note']}")
-        elif kind == "conversation_too_large":
-            self.note(f"{'note' if data['fits'] else 'warning'}: {data['message']}")
-        elif kind == "session_titled":
-            self.note(f"┊ title     “{data['title']}” (by {data['by']})")
         elif kind == "session_resumed":
             self.note(f"┊ session   {event.sentence}")  # type: ignore[attr-defined]
-        elif kind == "session_changed":
-            self.note(f"┊ session   now {event.session_id} ({data['reason']})")
+        elif kind in NOTE_LINES:
+            line = NOTE_LINES[kind](data)
+            if line:
+                self.note(line)
         elif kind == "turn_finished":
             if self.text_open:
                 sys.stdout.write("\n")

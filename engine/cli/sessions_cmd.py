@@ -233,7 +233,7 @@ def run_search(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     async def work(store: Any) -> int:
-        from engine.sessions.transcript import export_markdown
+        from engine.sessions.as_text import export_markdown
 
         session = await _resolve(store, args.id)
         ids = await store.tree.lineage(session.id) if args.lineage else [session.id]

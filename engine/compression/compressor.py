@@ -332,41 +332,17 @@ class Compressor:
         ctx: Any,
         model_seconds: list[float],
     ) -> CompressionOutcome:
-        section = self.section
         unchanged = self._unchanged(session_id, history, tokens_before, reason)
         if prepared.note:
             await self._phase(session_id, "summarize", tokens_before, tokens_before, skipped=prepared.note)
             await self._decline(session_id, tokens_before, context_length, prepared, reason)
             return CompressionOutcome(**{**unchanged.__dict__, "note": prepared.note})
-        clean, plan, middle, previous = prepared.clean, prepared.plan, prepared.middle, prepared.previous
-        flush = FlushResult(skipped="nothing is dropped: only old oversized messages are cut")
-        summary = SummaryResult(previous or "", "none", 0)
-        if middle:
-            # Phase 1: memory flush
-            flush = await self._flush(
-                session_id,
-                prepared.shrunk,
-                previous,
-                plan.head_end,
-                middle,
-                context_length,
-                ctx,
-                tokens_before,
-            )
-            model_seconds[0] += flush.model_seconds
-
-            # Phase 2: summary of the middle
-            summary = await self.summariser.summarise(
-                middle,
-                previous=previous,
-                focus=focus,
-                recent_asks=auto_focus(clean, int(section.auto_focus_chars)) if not focus else "",
-                context_length=context_length,
-                middle_tokens=total_tokens(middle),
-            )
-            model_seconds[0] += summary.model_seconds
-            if summary.source == "fallback" and section.abort_on_summary_failure:
-                return await self._abort(unchanged, summary, flush)
+        flush, summary = await self._summarise(
+            session_id, prepared, context_length, focus, ctx, tokens_before
+        )
+        model_seconds[0] += flush.model_seconds + summary.model_seconds
+        if summary.source == "fallback" and prepared.middle and self.section.abort_on_summary_failure:
+            return await self._abort(unchanged, summary, flush)
         if summary.text.strip():
             summary.text = with_tasks(summary.text, open_tasks(ctx))
         compressed, orphans, stubs, capped = self._assemble(prepared, summary.text, fixed, context_length)
@@ -377,59 +353,10 @@ class Compressor:
             await self._decline(session_id, tokens_before, context_length, prepared, reason)
             note = prepared.note
             return CompressionOutcome(**{**unchanged.__dict__, "flushed": tuple(flush.writes), "note": note})
-        await self._phase(
-            session_id,
-            "summarize",
-            tokens_before,
-            tokens_after,
-            summary=summary.text,
-            source=summary.source,
-            updated_previous=previous is not None,
-            errors=summary.errors,
-            calls=summary.calls,
-            budget_tokens=summary.budget_tokens,
-            head=plan.head_end,
-            summarised=len(middle),
-            tail=len(clean) - plan.tail_start,
-            kept_user=plan.kept_user is not None,
-            shrunk_outputs=prepared.report.shrunk,
-            duplicates=prepared.report.duplicates,
-            args_cut=prepared.report.args_cut,
-            images_dropped=prepared.report.images_dropped,
-            orphans_dropped=orphans,
-            stubs_added=stubs,
-            tail_outputs_cut=capped,
-            oversized_cut=prepared.shortened,
-            digested_without_model=summary.digested_messages,
+        await self._summarised(
+            session_id, prepared, summary, (tokens_before, tokens_after), (orphans, stubs, capped)
         )
-
-        # Phase 3: split the session
-        new_id, written, ids, note = session_id, [wire(m) for m in compressed], [], ""
-        if self.store is not None:
-            try:
-                split = await split_session(self.store, session_id, history, compressed)
-                new_id, written, ids = split.new_session_id, split.messages, split.message_ids
-                detail_saved = split.saved_to_parent
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.exception("session split of %s failed", session_id)
-                note = (
-                    f"The session could not be split ({exc}); the compressed history is kept in memory only."
-                )
-                await self._send(Status(session_id, "warning", note))
-                detail_saved = 0
-            await self._phase(
-                session_id,
-                "split",
-                tokens_after,
-                tokens_after,
-                old_session_id=session_id,
-                new_session_id=new_id,
-                saved_to_parent=detail_saved,
-                messages_written=len(written) if new_id != session_id else 0,
-                error=note,
-            )
+        new_id, written, ids, note = await self._split(session_id, history, compressed, tokens_after)
         self.frozen = False
         self.declined = False
         self.compressions += 1
@@ -448,6 +375,104 @@ class Compressor:
             note=note,
             message_ids=ids,
         )
+
+    async def _summarise(
+        self,
+        session_id: str,
+        prepared: Prepared,
+        context_length: int,
+        focus: str | None,
+        ctx: Any,
+        tokens: int,
+    ) -> tuple[FlushResult, SummaryResult]:
+        """Phases 1 and 2: the memory flush, then the summary of the middle (none when nothing is dropped)."""
+        previous, middle = prepared.previous, prepared.middle
+        if not middle:
+            flush = FlushResult(skipped="nothing is dropped: only old oversized messages are cut")
+            return flush, SummaryResult(previous or "", "none", 0)
+        flush = await self._flush(
+            session_id, prepared.shrunk, previous, prepared.plan.head_end, middle, context_length, ctx, tokens
+        )
+        auto = auto_focus(prepared.clean, int(self.section.auto_focus_chars)) if not focus else ""
+        summary = await self.summariser.summarise(
+            middle,
+            previous=previous,
+            focus=focus,
+            recent_asks=auto,
+            context_length=context_length,
+            middle_tokens=total_tokens(middle),
+        )
+        return flush, summary
+
+    async def _summarised(
+        self,
+        session_id: str,
+        prepared: Prepared,
+        summary: SummaryResult,
+        tokens: tuple[int, int],
+        repairs: tuple[int, int, int],
+    ) -> None:
+        """The summarize phase's record: what was kept, summarised, cut and repaired."""
+        plan, report = prepared.plan, prepared.report
+        orphans, stubs, capped = repairs
+        await self._phase(
+            session_id,
+            "summarize",
+            *tokens,
+            summary=summary.text,
+            source=summary.source,
+            updated_previous=prepared.previous is not None,
+            errors=summary.errors,
+            calls=summary.calls,
+            budget_tokens=summary.budget_tokens,
+            head=plan.head_end,
+            summarised=len(prepared.middle),
+            tail=len(prepared.clean) - plan.tail_start,
+            kept_user=plan.kept_user is not None,
+            shrunk_outputs=report.shrunk,
+            duplicates=report.duplicates,
+            args_cut=report.args_cut,
+            images_dropped=report.images_dropped,
+            orphans_dropped=orphans,
+            stubs_added=stubs,
+            tail_outputs_cut=capped,
+            oversized_cut=prepared.shortened,
+            digested_without_model=summary.digested_messages,
+        )
+
+    async def _split(
+        self, session_id: str, history: list[dict[str, Any]], compressed: list[dict[str, Any]], tokens: int
+    ) -> tuple[str, list[dict[str, Any]], list[int], str]:
+        """Phase 3: the compressed history goes on in a child session. (new id, messages, their ids, note)"""
+        if self.store is None:
+            return session_id, [wire(m) for m in compressed], [], ""
+        new_id, written, ids, note, saved = session_id, [wire(m) for m in compressed], [], "", 0
+        try:
+            split = await split_session(self.store, session_id, history, compressed)
+            new_id, written, ids, saved = (
+                split.new_session_id,
+                split.messages,
+                split.message_ids,
+                split.saved_to_parent,
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("session split of %s failed", session_id)
+            note = f"The session could not be split ({exc}); the compressed history is kept in memory only."
+            await self._send(Status(session_id, "warning", note))
+        await self._phase(
+            session_id,
+            "split",
+            tokens,
+            tokens,
+            old_session_id=session_id,
+            new_session_id=new_id,
+            saved_to_parent=saved,
+            messages_written=len(written) if new_id != session_id else 0,
+            error=note,
+        )
+        return new_id, written, ids, note
 
     async def _decline(
         self, session_id: str, tokens: int, context_length: int, prepared: Prepared, reason: str

@@ -20,6 +20,7 @@ from engine.compression.pairs import sanitize_tool_pairs
 from engine.compression.redact import redact
 from engine.events import Event, MemoryWritten
 from engine.prompt.layers import guidance_text
+from engine.tools.loop import run_tool_loop
 
 SENTINEL = (
     "[System: This session is being compressed: the older turns above are about to be replaced by a "
@@ -131,11 +132,6 @@ async def run_flush(
 ) -> FlushResult:
     """Offer the model the memory tool (and maybe skill_manage) once, and report what it saved."""
     result = FlushResult()
-    try:
-        from engine.tools.loop import run_tool_loop
-    except ImportError:
-        result.skipped = "the tool loop is not available"
-        return result
     names = ["memory"] + (["skill_manage"] if offer_skills and "skill_manage" in registry else [])
     tools = registry.subset(names=names)
     result.offered = [t.name for t in tools]

@@ -10,9 +10,9 @@ from typing import Any
 
 from engine.compression.fallback import fallback_summary
 from engine.compression.messages import looks_like_summary, text_of
+from engine.compression.middle_text import TranscriptLimits, render_transcript
 from engine.compression.summary_message import split_summary
 from engine.compression.summary_prompt import summary_prompt
-from engine.compression.transcript import TranscriptLimits, render_transcript
 from engine.text import tokens
 
 PROMPT_OVERHEAD_TOKENS = 1200  # the instructions around the transcript, with room to spare

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.compression.messages import message_tokens, text_of
-from engine.compression.transcript import head_tail
+from engine.compression.middle_text import head_tail
 
 
 def cap_tail_outputs(

@@ -81,6 +81,20 @@ def journal_external(
     return entries
 
 
+def journal_edits_made_while_closed(home: Home, config: Config) -> list[JournalEntry]:
+    """Memory files edited by hand while nothing watched: journaled as `external` now (at a watcher's
+    start), so the journal shows the edit before the pane shows the file."""
+    from engine.memory.store import MemoryStore
+
+    entries = []
+    for target in ("memory", "user"):
+        with contextlib.suppress(WriteError, JournalError, OSError):
+            entry = MemoryStore.open(home, target, config, who="user").sync_journal()
+            if entry is not None:
+                entries.append(entry)
+    return entries
+
+
 def _journal_external(
     home: Home, config: Config, kind: str, path: Path, before: str | None, after: str | None
 ) -> list[JournalEntry]:

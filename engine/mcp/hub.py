@@ -30,8 +30,8 @@ from engine.events import Event, Status
 from engine.home import Home
 from engine.mcp.adapt import ToolNote, adapt_tool
 from engine.mcp.connection import FAILED, READY, STARTING, ServerConnection
-from engine.mcp.search import SEARCH_TOOL, search_tool
 from engine.mcp.servers import ServerList, ServerSpec, read_servers
+from engine.mcp.tool_search import SEARCH_TOOL, search_tool
 from engine.prompt.build import tool_schema_tokens
 from engine.tools.registry import Tool, ToolRegistry
 

@@ -23,11 +23,11 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime, time, timedelta
 from typing import Any
 
+from engine.sessions.as_text import centred_cut, recap_transcript
 from engine.sessions.errors import SessionNotFound, StoreError
 from engine.sessions.lineage import HIDDEN_SOURCES
 from engine.sessions.records import MessageRecord, SessionRecord, when
 from engine.sessions.store import SessionStore
-from engine.sessions.transcript import centred_cut, recap_transcript
 
 Summarizer = Callable[[str], Awaitable[str]]
 

@@ -54,7 +54,7 @@ from engine.sessions.records import (
     encode_content,
     scrub,
 )
-from engine.sessions.search import Searcher, SearchResult
+from engine.sessions.search_plan import Searcher, SearchResult
 from engine.sessions.text import DB_ERRORS, tolerant_text
 from engine.threats.redact import Redactor
 

@@ -437,6 +437,9 @@ RULES: tuple[Rule, ...] = (
         r"(?:system\s+prompt|(?:previous\s+|prior\s+|original\s+)?instructions|guidelines|rules\s+you)",
         ("precedence", "priority"),
         "claims to outrank the model's system prompt or instructions",
+        # what is outranked is the skill's own guidance ("… over the guidelines in this skill")
+        unless=r"\bover\s+(?:all\s+)?the\s+(?:guidelines|rules|instructions)\s+(?:in|of|from)\s+this\s+"
+        r"(?:skill|file|document|guide|page|section)\b",
     ),
     _rule(
         "agent_memory_write",

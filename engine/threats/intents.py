@@ -52,7 +52,9 @@ class Intent:
 
     `mitigated` names the readings that make it uncertain instead: `user` (the sentence is about
     what the person wants, with no second person in it), `topic` (the instructions are about a
-    topic, with no second person), `header` (a credential sent in an API header).
+    topic, with no second person), `header` (a credential sent in an API header), `deference` (a
+    thing, not the reader, takes precedence over the text's own guidance: "the template's styles
+    override these guidelines" is prose about precedence, not an order to drop instructions).
     """
 
     id: str
@@ -87,7 +89,7 @@ INTENTS: tuple[Intent, ...] = (
         CRITICAL,
         f"ignore instructions prior|all|{_ADDRESSED}",
         100,
-        "topic",
+        "topic deference",
     ),
     _i("override_instructions", "injection", CRITICAL, f"ignore rules {_ADDRESSED}", 80),
     _i("override_instructions", "injection", UNCERTAIN, "ignore rules prior", 60),
@@ -148,6 +150,12 @@ INTENTS: tuple[Intent, ...] = (
     _i("remote_code", "execution", UNCERTAIN, "run remote_script", 120),
 )
 _SECOND_PERSON = ("you", "your")
+# Words that may stand before an order's verb without being its subject ("please ignore", "now ignore").
+_LEAD_INS = frozenset(
+    ("please", "now", "just", "simply", "always", "also", "so", "then", "and", "first", "kindly", "to")
+)
+_MODALS = frozenset(("must", "should", "shall", "will", "can", "may", "might", "would", "could", "always"))
+_OWN_TEXT = re.compile(r"\s*(?:all\s+)?(?:these|this|its\s+own)\s*$")  # "override these guidelines"
 
 INTENT_MESSAGES = {  # what each intent means, for the sentence that refuses a write
     "override_instructions": "it tells the agent to ignore its instructions",
@@ -234,6 +242,28 @@ def _user_subject(view: str, start: int, by_concept: dict[str, list[Hit]]) -> bo
     return any(0 <= hit.start - first <= 4 for hit in by_concept.get("user", ()))
 
 
+def _defers(view: str, start: int, by_concept: dict[str, list[Hit]]) -> bool:
+    """The clause says something else outranks the text's own guidance: its overriding verb has a
+    subject that is a thing ("the style guide overrides …"), and what is overridden is this text ("these
+    guidelines", "this skill's rules"), with no "all" or "previous" before it."""
+    verb = by_concept["ignore"][0]
+    before = re.findall(r"\w+", view[start : verb.start])
+    while before and before[-1] in _MODALS:  # "the template should override …": its subject is before
+        before.pop()
+    if not before or before[-1] in _LEAD_INS:
+        return False  # an order: "override …", "please disregard …", "you must ignore …"
+    target = next((h for h in by_concept.get("instructions", ()) if h.start > verb.end), None)
+    if target is None:
+        return False
+    between = [
+        h for c in ("all", "prior") for h in by_concept.get(c, ()) if verb.end <= h.start < target.start
+    ]
+    own = _OWN_TEXT.search(view, verb.end, target.start) is not None or any(
+        verb.end <= h.start < target.end + 40 for h in by_concept.get("this_note", ())
+    )
+    return own and not between
+
+
 def _clause_findings(view: str, start: int, end: int, hits: list[Hit]) -> list[tuple[Intent, str, int]]:
     """(intent, severity, where its first concept is) for each intent the clause holds."""
     by_concept: dict[str, list[Hit]] = {}
@@ -258,6 +288,8 @@ def _clause_findings(view: str, start: int, end: int, hits: list[Hit]) -> list[t
         if severity != UNCERTAIN and not second_person and (about_user or about_topic):
             severity = UNCERTAIN
         if "header" in intent.mitigated and by_concept.get("header"):
+            severity = UNCERTAIN
+        if "deference" in intent.mitigated and not second_person and _defers(view, start, by_concept):
             severity = UNCERTAIN
         held = found.get(intent.id)
         if held is None or (held[1] == UNCERTAIN and severity != UNCERTAIN):

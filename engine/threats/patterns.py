@@ -76,7 +76,7 @@ _STRONG_VERBS = (
 )
 _QUALIFIERS = (
     r"(?:previous|prior|preceding|above|earlier|foregoing|former|original|initial|old|existing|all|any"
-    r"|every|each|your|yours|the\s+system'?s?|system|developer'?s?|operator'?s?|these|those|my|standing"
+    r"|every|each|your|yours|the\s+system'?s?|system|developer'?s?|operator'?s?|my|standing"
     r"|built[- ]in|safety|ethical|hidden|given|core|base)"
 )
 _INSTRUCTION_NOUNS = (
@@ -117,6 +117,15 @@ PATTERNS: tuple[Pattern, ...] = (
         "&instruction|directive|guideline|guidance|programming|prompt|orders|conditioning|training|safeguard"
         "|guardrail|ethic|principle|command|constraint|restriction|polic|rules|context",
         rf"\b{_STRONG_VERBS}\b[\s,:]+{F8}{_QUALIFIERS}\b[\s,]+{F3}{_INSTRUCTION_NOUNS}\b",
+    ),
+    _p(  # "these"/"those" instructions voided by an order, not by a thing ("the template overrides these
+        # guidelines" is prose about precedence): the verb opens its clause or follows a lead-in
+        "prompt_injection injection critical all",
+        "ignor|disregard|forget|overrid|overrul|bypass|circumvent|discard|abandon|dismiss|neglect|aside"
+        "|throw|toss|pay no|stop|longer&these|those",
+        rf"(?:^|[.!?;:\n]\s*|\b(?:please|now|just|simply|so|then|and|to|you(?:\s+(?:must|should|need\s+to"
+        rf"|have\s+to|will|can))?)\s+){_STRONG_VERBS}\b"
+        rf"[\s,:]+{F8}(?:these|those)\b[\s,]+{F3}{_INSTRUCTION_NOUNS}\b",
     ),
     _p(
         "prompt_injection injection critical all",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from engine.threats.lexicon import lexicon
@@ -270,42 +271,56 @@ def _policy(text: str) -> bool:
     return any(concept in _POLICY_CONCEPTS for concept, _s, _e in lexicon().hits(view, accented))
 
 
+Shape = tuple[str, str, str, int, int, str]  # pattern id, category, severity, start, end, detail
+
+
 def shape_findings(text: str) -> list[IntentFinding]:
     found: list[IntentFinding] = []
     newlines: list[int] | None = None
-
-    def add(pid: str, category: str, severity: str, start: int, end: int, detail: str) -> None:
-        nonlocal newlines
+    for pid, category, severity, start, end, detail in _shapes(text):
         newlines = [m.start() for m in _NEWLINE.finditer(text)] if newlines is None else newlines
         found.append(
             IntentFinding(pid, category, severity, clip(text[start:end]), line_at(newlines, start), detail)
         )
+    return found
 
+
+def _shapes(text: str) -> Iterator[Shape]:
     if "://" in text and ("![" in text or "<img" in text.lower()):
-        for m in _IMAGE.finditer(text):
-            url = m.group(1) or m.group(2) or m.group(3)
-            query = url.partition("?")[2]
-            if not query:
-                continue
-            values = [part.partition("=")[2] for part in re.split(r"[&;]", query)]
-            if any(_PLACEHOLDER.search(v) or _PRIVATE_WORD.fullmatch(v) for v in values):
-                add(
-                    "image_beacon",
-                    "exfiltration",
-                    CRITICAL,
-                    m.start(),
-                    m.end(),
-                    "an image whose address carries data",
-                )
-            elif _EVERY_REPLY.search(text):
-                add(
-                    "image_beacon",
-                    "exfiltration",
-                    HIGH,
-                    m.start(),
-                    m.end(),
-                    "an image with a query in every reply",
-                )
+        yield from _image_beacons(text)
+    yield from _role_spoofs(text)
+    if "remote" in text:
+        yield from _pushes_to_new_remotes(text)
+
+
+def _image_beacons(text: str) -> Iterator[Shape]:
+    for m in _IMAGE.finditer(text):
+        url = m.group(1) or m.group(2) or m.group(3)
+        query = url.partition("?")[2]
+        if not query:
+            continue
+        values = [part.partition("=")[2] for part in re.split(r"[&;]", query)]
+        if any(_PLACEHOLDER.search(v) or _PRIVATE_WORD.fullmatch(v) for v in values):
+            yield (
+                "image_beacon",
+                "exfiltration",
+                CRITICAL,
+                m.start(),
+                m.end(),
+                "an image whose address carries data",
+            )
+        elif _EVERY_REPLY.search(text):
+            yield (
+                "image_beacon",
+                "exfiltration",
+                HIGH,
+                m.start(),
+                m.end(),
+                "an image with a query in every reply",
+            )
+
+
+def _role_spoofs(text: str) -> Iterator[Shape]:
     if "<" in text:
         for m in _SPOOF_TAG.finditer(text):
             closing = re.search(
@@ -313,7 +328,7 @@ def shape_findings(text: str) -> list[IntentFinding]:
             )
             body = text[m.end() : m.end() + closing.start()] if closing else _rest_of_line(text, m.end())
             if _policy(body):
-                add(
+                yield (
                     "role_spoof",
                     "injection",
                     CRITICAL,
@@ -322,7 +337,7 @@ def shape_findings(text: str) -> list[IntentFinding]:
                     "a system or admin voice",
                 )
             elif closing:
-                add(
+                yield (
                     "role_spoof",
                     "injection",
                     UNCERTAIN,
@@ -334,34 +349,29 @@ def shape_findings(text: str) -> list[IntentFinding]:
         for m in _SPOOF_ROLE.finditer(text):
             body = text[m.end() : m.end() + 400].split("}")[0]
             severity = CRITICAL if _policy(body) else UNCERTAIN
-            add("role_spoof", "injection", severity, m.start(), m.end(), "a message in the system role")
+            yield "role_spoof", "injection", severity, m.start(), m.end(), "a message in the system role"
     for m in _SPOOF_HEADER.finditer(text):
         body = text[m.end() : m.end() + 300].split("\n\n")[0]
         if _policy(body):
-            add(
-                "role_spoof",
-                "injection",
-                CRITICAL,
-                m.start(),
-                m.end() + len(body),
-                "a heading in a system or admin voice",
-            )
-    if "remote" in text:
-        for m in _GIT_REMOTE_ADD.finditer(text):
-            name, url = m.group(1), m.group(2)
-            push = re.search(rf"\bgit\s+push\s+(?:-\S+\s+)*{re.escape(name)}\b([^\n;&|]*)", text[m.end() :])
-            if push is None:
-                continue
-            host = re.sub(r"^[a-z]+://|^[\w.-]+@", "", url.lower()).split("/")[0].split(":")[0]
-            whole = re.search(r"--(?:all|mirror|tags|force)\b|\s-f\b", push.group(0)) is not None
-            known = any(host == h or host.endswith("." + h) for h in _KNOWN_CODE_HOSTS)
-            severity = CRITICAL if whole or not known else UNCERTAIN
-            add(
-                "git_push_new_remote",
-                "exfiltration",
-                severity,
-                m.start(),
-                m.end() + push.end(),
-                "a push to a new remote",
-            )
-    return found
+            detail = "a heading in a system or admin voice"
+            yield "role_spoof", "injection", CRITICAL, m.start(), m.end() + len(body), detail
+
+
+def _pushes_to_new_remotes(text: str) -> Iterator[Shape]:
+    for m in _GIT_REMOTE_ADD.finditer(text):
+        name, url = m.group(1), m.group(2)
+        push = re.search(rf"\bgit\s+push\s+(?:-\S+\s+)*{re.escape(name)}\b([^\n;&|]*)", text[m.end() :])
+        if push is None:
+            continue
+        host = re.sub(r"^[a-z]+://|^[\w.-]+@", "", url.lower()).split("/")[0].split(":")[0]
+        whole = re.search(r"--(?:all|mirror|tags|force)\b|\s-f\b", push.group(0)) is not None
+        known = any(host == h or host.endswith("." + h) for h in _KNOWN_CODE_HOSTS)
+        severity = CRITICAL if whole or not known else UNCERTAIN
+        yield (
+            "git_push_new_remote",
+            "exfiltration",
+            severity,
+            m.start(),
+            m.end() + push.end(),
+            "a push to a new remote",
+        )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.tools import edit, process_tool, read, search, terminal, todo
+from engine.tools import edit, process_tool, read, search_files, terminal, todo
 from engine.tools.registry import Tool
 
 TOOLS: tuple[Tool, ...] = (
@@ -10,7 +10,7 @@ TOOLS: tuple[Tool, ...] = (
     read.TOOL,
     edit.WRITE_TOOL,
     edit.PATCH_TOOL,
-    search.TOOL,
+    search_files.TOOL,
     terminal.TOOL,
     process_tool.TOOL,
 )

@@ -157,11 +157,11 @@ async def test_writes_keep_the_mode_and_leave_no_temp_file(bench: Bench) -> None
 async def test_a_file_swapped_for_a_link_while_search_walks_is_not_followed(
     bench: Bench, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from engine.tools import search
+    from engine.tools import search_files
 
     bench.home.env_file.write_text("SERVICE_LOGIN=plain-value\n")
     (bench.cwd / "notes.txt").write_text("nothing here\n")
-    walked = search._Walk.found
+    walked = search_files._Walk.found
 
     def swapping(self: Any) -> Any:
         for path, real in walked(self):
@@ -170,6 +170,6 @@ async def test_a_file_swapped_for_a_link_while_search_walks_is_not_followed(
                 path.symlink_to(bench.home.env_file)
             yield path, real
 
-    monkeypatch.setattr(search._Walk, "found", swapping)
+    monkeypatch.setattr(search_files._Walk, "found", swapping)
     outcome = await bench.call("search_files", {"pattern": "plain-value"})
     assert outcome.ok and outcome.summary == "no matches" and "SERVICE_LOGIN" not in outcome.content

@@ -30,10 +30,10 @@ from widgets.budget_pane import BudgetPane, BudgetView
 from widgets.compression_pane import CompressionPane
 from widgets.gauge import GaugeLevels
 from widgets.memory_pane import MemoryPane
+from widgets.message_input import PromptBox, SlashCommand
 from widgets.next_session import NextSessionBar
 from widgets.pane import Pane
 from widgets.paste_chips import PasteLimits
-from widgets.prompt import PromptBox, SlashCommand
 from widgets.skills_pane import SkillsPane
 from widgets.status_bar import StatusBar, StatusState
 from widgets.transcript import Transcript, TranscriptPane
