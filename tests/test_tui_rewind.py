@@ -248,6 +248,7 @@ async def test_ctrl_f_branches_before_a_past_message_and_the_original_stays(scri
             lambda: said_in_transcript(app) == ["first question\n\nAnswer to first question"],
             rounds=600,
         ), said_in_transcript(app)
+        assert any(n.startswith("Branched into") for n in notices(app)), notices(app)
         await say(pilot, app, " in another way")
         await turn_done(pilot, app, seen, 4)
         assert asked(scripted) == [

@@ -340,24 +340,38 @@ class SlashCommands:
         work = partial(self._branch_before, branch, rewind, message_id)
         self._in_turn_worker(work, "_branch", "branch it")
 
-    async def _branch(self, branch: Any, name: str | None) -> bool:
+    async def _branch(self, branch: Any, name: str | None) -> None:
         try:
             branched = await branch(name)
         except Exception as exc:  # AgentBusy, StoreError, TitleConflict: their message is the sentence
             self._say(f"Not branched: {exc}", "warning", "!")
-            return False
+            return
         finally:
             self.app.turn_running = False
         self.app.main_screen.post_message(messages.to_message(branched))  # a SessionChanged: the new session
         self._say(branched.sentence, "info", "⑂")
-        return True
 
     async def _branch_before(self, branch: Any, rewind: Any, message_id: int) -> None:
-        """The copy holds the conversation up to `message_id`; that last message is then taken back in it."""
-        self.app.turn_running = True
-        if await self._branch(partial(branch, at_message_id=message_id), None):
-            self.app.turn_running = True
-            await self._rewind(rewind)
+        """The copy holds the conversation up to `message_id`; that last message is then taken back in it.
+        Both are done before the screen hears of either, so the branch it shows is the rewound one."""
+        try:
+            branched = await branch(None, at_message_id=message_id)
+        except Exception as exc:  # AgentBusy, StoreError: their message is the sentence
+            self.app.turn_running = False
+            self._say(f"Not branched: {exc}", "warning", "!")
+            return
+        try:
+            rewound = await rewind()
+        except Exception as exc:  # the copy is there, with the message still in it
+            rewound = None
+            self._say(f"Branched, but the message was not taken back: {exc}", "warning", "!")
+        finally:
+            self.app.turn_running = False
+        main = self.app.main_screen
+        main.post_message(messages.to_message(branched))
+        self._say(branched.sentence, "info", "⑂")
+        if rewound is not None:
+            main.post_message(messages.to_message(rewound))  # its text goes back in the input
 
     # /reload-mcp
 

@@ -219,18 +219,18 @@ class Transcript(VerticalScroll):
         if block is self._turn_user:
             self._turn_user = None
 
-    async def take_back(self, message_ids: tuple[int, ...]) -> bool:
-        """A rewind took `message_ids` back: the block of the first of them and every block after it
-        leave. False (nothing removed) when that block is not in the window (pruned above it, or
-        below a gap): the caller shows the stored conversation again instead."""
+    async def take_back(self, session_id: str, message_ids: tuple[int, ...]) -> bool:
+        """A rewind took `message_ids` of `session_id` back: the block of the first of them and every
+        block after it leave. False when that block is not in the window (pruned above it, or below a
+        gap): the caller shows the stored conversation again instead."""
         if self.turn_active or self.paging.gap is not None:
             return False
         taken = set(message_ids)
         children = list(self.children)
         refs = [getattr(child, "ref", None) for child in children]
         start = next((i for i, ref in enumerate(refs) if ref is not None and ref[1] in taken), None)
-        if start is None:
-            return False
+        if start is None:  # the newest page asked for since (a branch's) is read as it is now
+            return self.paging.reading_newest(session_id)
         doomed = children[start:]
         if self.cursor in doomed:
             self.cursor = None
@@ -573,9 +573,16 @@ class Transcript(VerticalScroll):
     def _at_message(self, action: str, key: str) -> None:
         cursor = self.cursor
         ref = cursor.ref if isinstance(cursor, UserBlock) and cursor.is_attached else None
+        if ref is None and isinstance(cursor, UserBlock):
+            self.app.notify(
+                f"This message is not saved yet: {action} there once its turn has ended.", timeout=4
+            )
+            return
         if ref is None:
-            what = "one of your messages" if not isinstance(cursor, UserBlock) else "a message already saved"
-            self.app.notify(f"To {action} there, move to {what} first (alt+up in the transcript).", timeout=4)
+            self.app.notify(
+                f"To {action} there, move to one of your messages first (alt+up in the transcript).",
+                timeout=4,
+            )
             return
         self.post_message(self.AtMessage(action, ref[1], key))
 

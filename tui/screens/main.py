@@ -709,7 +709,8 @@ class MainScreen(Screen[None]):
         to edit and send again."""
         event = message.event
         transcript = self.transcript
-        if not await transcript.take_back(event.message_ids):  # not in the window: the stored conversation
+        # Out of the window (pruned, or below a gap): the stored conversation is shown again.
+        if not await transcript.take_back(event.session_id, event.message_ids):
             await transcript.clear()
             transcript.open_history(event.session_id)
         self.budget.history_shrank()
