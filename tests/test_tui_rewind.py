@@ -351,3 +351,49 @@ async def test_branch_then_resume_the_original_and_the_branch_from_the_sessions_
             "second question",
             "another way",
         ]
+
+
+LONG_ANSWERS = (
+    """
+name: long
+model: scripted
+defaults: {chunk_size: 4000, chunk_delay: 0}
+rules:
+  - name: title
+    when: {kind: title}
+    reply: {text: "Kiln planning"}
+  - name: echo
+    reply: {text: "Answer to {{last_user}}."""
+    + "".join(f"\\n\\nParagraph {i}." for i in range(40))
+    + '"}\n'
+)
+
+
+async def test_undo_back_past_the_pruned_top_of_the_window_shows_the_stored_conversation(
+    tmp_path: Path,
+) -> None:
+    from widgets.transcript_blocks import PrunedMarker, UserBlock
+
+    with scripted_model(tmp_path, LONG_ANSWERS) as model:
+        app = make_scripted_app(model, "tui:\n  prune_keep_lines: 100\n  prune_excess_lines: 50\n")
+        seen: list[Message] = []
+        async with app.run_test(size=(140, 40), message_hook=seen.append) as pilot:
+            await agent_started(pilot, app)
+            for number, text in enumerate(("first question", "second question", "third question"), start=1):
+                await say(pilot, app, text)
+                await turn_done(pilot, app, seen, number)
+            transcript = app.main_screen.transcript
+            assert await pause_until(pilot, lambda: bool(transcript.query(PrunedMarker)), rounds=600)
+            shown = [b.text for b in transcript.query(UserBlock)]
+            assert "first question" not in shown, shown  # pruned out of the window
+            await say(pilot, app, "/undo 3")
+            prompt = app.main_screen.prompt
+            assert await pause_until(pilot, lambda: prompt.text == "first question", rounds=600)
+            # Read again from state.db: nothing of the three exchanges is left, nor a marker for them.
+            assert await pause_until(
+                pilot,
+                lambda: not transcript.paging._history_pending and not transcript.query(UserBlock),
+                rounds=600,
+            ), [b.text for b in transcript.query(UserBlock)]
+            assert all(not marker.more for marker in transcript.query(PrunedMarker))  # nothing above
+            assert any(n.startswith("Rewound 3 exchanges") for n in notices(app)), notices(app)

@@ -220,15 +220,14 @@ class Transcript(VerticalScroll):
             self._turn_user = None
 
     async def take_back(self, session_id: str, message_ids: tuple[int, ...]) -> bool:
-        """A rewind took `message_ids` of `session_id` back: the block of the first of them and every
-        block after it leave. False when that block is not in the window (pruned above it, or below a
-        gap): the caller shows the stored conversation again instead."""
-        if self.turn_active or self.paging.gap is not None:
+        """A rewind took `message_ids` of `session_id` back (oldest first, a message of the person's
+        first): its block and every block after it leave. False when that block is not in the window
+        (pruned above it, or below a gap): the caller shows the stored conversation again instead."""
+        if self.turn_active or self.paging.gap is not None or not message_ids:
             return False
-        taken = set(message_ids)
         children = list(self.children)
         refs = [getattr(child, "ref", None) for child in children]
-        start = next((i for i, ref in enumerate(refs) if ref is not None and ref[1] in taken), None)
+        start = next((i for i, ref in enumerate(refs) if ref is not None and ref[1] == message_ids[0]), None)
         if start is None:  # the newest page asked for since (a branch's) is read as it is now
             return self.paging.reading_newest(session_id)
         doomed = children[start:]
