@@ -99,7 +99,7 @@ def test_folded_budget_pane_80x24(snap_compare) -> None:  # type: ignore[no-unty
 def test_tool_block_expanded_and_slash_completion_120x36(snap_compare) -> None:  # type: ignore[no-untyped-def]
     async def expand(pilot: Any) -> None:
         await play_session(pilot)
-        await pilot.press("f1", "alt+up", "alt+up", "alt+up", "alt+up", "alt+up", "enter", "escape")
+        await pilot.press("f1", "ctrl+up", "ctrl+up", "ctrl+up", "ctrl+up", "ctrl+up", "enter", "escape")
         pilot.app.main_screen.prompt.set_text("/co")
         await freeze(pilot)
 

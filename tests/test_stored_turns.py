@@ -92,7 +92,7 @@ async def test_enter_thaws_a_stored_turn_so_its_tool_call_can_be_expanded_and_co
     app = make_app(MODEL_CONFIG)
     async with app.run_test(size=(100, 40)) as pilot:
         transcript = await open_view(pilot, app, session_id)
-        await pilot.press("alt+up")  # the cursor on the newest block: the last turn
+        await pilot.press("ctrl+up")  # the cursor on the newest block: the last turn
         last = transcript.cursor
         assert isinstance(last, StoredTurn) and last.text == f"question {TURNS - 1}"
         copied = last.copy_text()
@@ -102,7 +102,7 @@ async def test_enter_thaws_a_stored_turn_so_its_tool_call_can_be_expanded_and_co
         cursor = transcript.cursor
         assert type(cursor) is UserBlock and cursor.text == f"question {TURNS - 1}"
         assert cursor.ref == last.ref, "the thawed blocks keep where their messages live"
-        await pilot.press("alt+down", "enter")
+        await pilot.press("ctrl+down", "enter")
         tool = transcript.cursor
         assert isinstance(tool, ToolBlock) and tool.expanded and tool.has_class("-failed")
         assert len(transcript.query(StoredTurn)) == TURNS - 1, "only the turn expanded was taken apart"

@@ -163,14 +163,14 @@ async def test_reasoning_and_tool_blocks_expand_from_the_keyboard() -> None:
         reasoning = transcript.query_one(ReasoningBlock)
         assert "arguments" not in str(tool.render())
         assert "The user wants" not in str(reasoning.render()) and "5 words" in str(reasoning.render())
-        await pilot.press("f1", "alt+up")
+        await pilot.press("f1", "ctrl+up")
         assert transcript.cursor is tool
         await pilot.press("enter")
         await pilot.pause()
         rendered = str(tool.render())
         assert "arguments:" in rendered and "npm run build" in rendered and "built in 3.1s" in rendered
         assert tool.size.height > 3
-        await pilot.press("alt+up", "enter")
+        await pilot.press("ctrl+up", "enter")
         await pilot.pause()
         assert transcript.cursor is reasoning and "The user wants a navbar." in str(reasoning.render())
 
@@ -419,7 +419,7 @@ async def test_ctrl_y_on_a_selected_block_copies_that_block(tmp_path: Path, monk
     async with app.run_test(size=(120, 40)) as pilot:
         app.main_screen.post_message(messages.TurnSubmitted("the question itself"))
         await pilot.pause()
-        await pilot.press("f1", "alt+up")
+        await pilot.press("f1", "ctrl+up")
         assert isinstance(app.main_screen.transcript.cursor, UserBlock)
         await pilot.press("ctrl+y")
         await app.workers.wait_for_complete()

@@ -111,7 +111,7 @@ async def test_a_long_message_in_the_transcript_expands_with_enter() -> None:
         await pilot.pause()
         block = app.main_screen.transcript.query_one(UserBlock)
         assert block.size.height <= 10
-        await pilot.press("f1", "alt+up")
+        await pilot.press("f1", "ctrl+up")
         assert app.main_screen.transcript.cursor is block
         await pilot.press("enter")
         await pilot.pause()

@@ -910,6 +910,13 @@ class HwsApp(App[int], inherit_bindings=False):
 
     # Copying.
 
+    @on(Transcript.AtMessage)
+    def _at_message(self, event: Transcript.AtMessage) -> None:
+        if event.action == "rewind":
+            self.commands.rewind_to_message(event.message_id, event.key)
+        else:
+            self.commands.branch_at_message(event.message_id, event.key)
+
     @on(Transcript.CopyRequested)
     def _copy_requested(self, event: Transcript.CopyRequested) -> None:
         self.copy_to_clipboards(event.text, event.what)
@@ -961,6 +968,16 @@ class HwsApp(App[int], inherit_bindings=False):
             ("Show the keys", "f12 · every binding and its id", self.action_show_keys),
             ("Choose the model", "provider, model, key; writes config.yaml (hws setup)", self.open_setup),
             ("Interrupt the turn", "ctrl+c", self.action_interrupt),
+            (
+                "Rewind to the selected message",
+                "ctrl+z in the transcript · alt+up selects one of yours; its text goes back in the input",
+                main.transcript.action_rewind_here,
+            ),
+            (
+                "Branch before the selected message",
+                "ctrl+f in the transcript · a copy goes on from there; the original stays resumable",
+                main.transcript.action_branch_here,
+            ),
             (
                 "Copy the last reply",
                 "y in the transcript, or /copy",

@@ -280,7 +280,8 @@ class SlashCommands:
             note = str(getattr(outcome, "note", "") or "there was nothing to compress").rstrip(".")
             main.post_message(messages.Notice(f"Not compressed: {note}.", "info", "i"))
 
-    # /undo [N] and /branch [name]: the conversation taken back, or forked
+    # /undo [N] and /branch [name]: the conversation taken back, or forked; the transcript's ctrl+z and
+    # ctrl+f do the same at one of the person's past messages
 
     def rewind_command(self, argument: str) -> None:
         """`/undo [N]`: take back the last N exchanges (1 by default); the message goes back in the input."""
@@ -292,14 +293,28 @@ class SlashCommands:
                 "warning",
             )
             return
-        if self._waits_for_turn("undo"):
-            return
-        rewind = getattr(self.app.agent, "rewind", None) if self.app.agent is not None else None
-        if rewind is None:
-            why = self.app.agent_problem or "this agent keeps no conversation to take back"
-            self._say(sentence(f"/undo needs the agent: {why}"), "warning")
-            return
-        self._in_turn_worker(partial(self._rewind, rewind, int(count)), "_rewind", "rewind the conversation")
+        rewind = self._conversation_call("rewind", "undo", "this agent keeps no conversation to take back")
+        if rewind is not None:
+            self._in_turn_worker(partial(self._rewind, partial(rewind, int(count))), "_rewind", "rewind it")
+
+    def rewind_to_message(self, message_id: int, key: str = "") -> None:
+        """Take back the person's message `message_id` and everything after it (it goes back in the input)."""
+        rewind = self._conversation_call(
+            "rewind", "undo", "this agent keeps no conversation to take back", key
+        )
+        if rewind is not None:
+            call = partial(rewind, message_id=message_id)
+            self._in_turn_worker(partial(self._rewind, call), "_rewind", "rewind it")
+
+    def _conversation_call(self, method: str, name: str, missing: str, key: str = "") -> Any:
+        """The agent's `method`, or None (said why) while a turn runs or the agent has none."""
+        if self._waits_for_turn(name, key):
+            return None
+        call = getattr(self.app.agent, method, None) if self.app.agent is not None else None
+        if call is None:
+            why = self.app.agent_problem or missing
+            self._say(sentence(f"{key or '/' + name} needs the agent: {why}"), "warning")
+        return call
 
     def _in_turn_worker(self, work: Any, name: str, description: str) -> None:
         """Run `work` as the turn group does (one at a time, no turn beside it)."""
@@ -308,29 +323,32 @@ class SlashCommands:
             work, name=name, group="turn", description=description, exclusive=True, exit_on_error=False
         )
 
-    async def _rewind(self, rewind: Any, count: int) -> None:
-        main = self.app.main_screen
+    async def _rewind(self, rewind: Any) -> None:
         try:
-            rewound = await rewind(count)
+            rewound = await rewind()
         except Exception as exc:  # AgentBusy, StoreError: their message is the sentence
             self._say(f"Nothing was rewound: {exc}", "warning", "!")
             return
         finally:
             self.app.turn_running = False
-        main.post_message(messages.to_message(rewound))
-        main.prompt.set_text(rewound.text)  # to edit and send again
+        self.app.main_screen.post_message(messages.to_message(rewound))  # its text goes back in the input
         self._say(rewound.sentence, "info", "↶")
 
     def branch_command(self, name: str) -> None:
         """`/branch [name]`: go on in a copy of this conversation; the original stays resumable."""
-        if self._waits_for_turn("branch"):
+        branch = self._conversation_call("branch", "branch", "this agent keeps no sessions to branch")
+        if branch is not None:
+            self._in_turn_worker(partial(self._branch, branch, name.strip() or None), "_branch", "branch it")
+
+    def branch_at_message(self, message_id: int, key: str = "") -> None:
+        """Go on in a copy of the conversation as it was before the person's message `message_id`, with
+        that message back in the input; the original stays as it is, resumable."""
+        branch = self._conversation_call("branch", "branch", "this agent keeps no sessions to branch", key)
+        rewind = getattr(self.app.agent, "rewind", None)
+        if branch is None or rewind is None:
             return
-        branch = getattr(self.app.agent, "branch", None) if self.app.agent is not None else None
-        if branch is None:
-            why = self.app.agent_problem or "this agent keeps no sessions to branch"
-            self._say(sentence(f"/branch needs the agent: {why}"), "warning")
-            return
-        self._in_turn_worker(partial(self._branch, branch, name.strip() or None), "_branch", "branch it")
+        work = partial(self._branch_before, branch, rewind, message_id)
+        self._in_turn_worker(work, "_branch", "branch it")
 
     async def _branch(self, branch: Any, name: str | None) -> None:
         try:
@@ -342,6 +360,28 @@ class SlashCommands:
             self.app.turn_running = False
         self.app.main_screen.post_message(messages.to_message(branched))  # a SessionChanged: the new session
         self._say(branched.sentence, "info", "⑂")
+
+    async def _branch_before(self, branch: Any, rewind: Any, message_id: int) -> None:
+        """The copy holds the conversation up to `message_id`; that last message is then taken back in it.
+        Both are done before the screen hears of either, so the branch it shows is the rewound one."""
+        try:
+            branched = await branch(None, at_message_id=message_id)
+        except Exception as exc:  # AgentBusy, StoreError: their message is the sentence
+            self.app.turn_running = False
+            self._say(f"Not branched: {exc}", "warning", "!")
+            return
+        try:
+            rewound = await rewind()
+        except Exception as exc:  # the copy is there, with the message still in it
+            rewound = None
+            self._say(f"Branched, but the message was not taken back: {exc}", "warning", "!")
+        finally:
+            self.app.turn_running = False
+        main = self.app.main_screen
+        main.post_message(messages.to_message(branched))
+        self._say(branched.sentence, "info", "⑂")
+        if rewound is not None:
+            main.post_message(messages.to_message(rewound))  # its text goes back in the input
 
     # /title [name]
 

@@ -288,11 +288,19 @@ class VerdictsRead(PaneRead):
 
 
 class LineageRead(PaneRead):
-    """The running session's compression chain, oldest first, for the compression pane."""
+    """The running session's compression chain, oldest first, and its branches, for the compression pane."""
 
-    def __init__(self, chain: tuple[str, ...], is_current: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        chain: tuple[str, ...],
+        is_current: Callable[[], bool],
+        branch_of: str = "",
+        branches: tuple[str, ...] = (),
+    ) -> None:
         super().__init__(is_current)
         self.chain = chain
+        self.branch_of = branch_of  # the session the conversation was branched from ("" if none)
+        self.branches = branches  # the branches made from the chain's sessions, oldest first
 
 
 class Shown(Message):

@@ -126,11 +126,14 @@ class PaneFeeds:
         session_id = self.app.session_id
         if not session_id:
             return
+        reader = self.app.history_feeds.reader
         try:
-            chain = await self.app.history_feeds.reader.lineage(session_id)
+            chain = await reader.lineage(session_id)
+            branch_of, branches = await reader.branches(chain)
         except Exception:
-            chain = (session_id,)
-        self._post(messages.LineageRead(tuple(chain), self._is_current("lineage", seq)))
+            chain, branch_of, branches = (session_id,), "", ()
+        current = self._is_current("lineage", seq)
+        self._post(messages.LineageRead(tuple(chain), current, branch_of, branches))
 
     # What the panes ask for.
 

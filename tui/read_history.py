@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -333,33 +333,51 @@ class HistoryReader:
         except Exception:
             return (session_id,)
 
+    async def branches(self, chain: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+        """Of a compression chain: the session its root was branched from ("" if none), and the
+        branches made from any of its sessions, oldest first."""
+        store = await self.store()
+        if store is None or not chain:
+            return "", ()
+        root = await store.get_session(chain[0])
+        made: list[str] = []
+        for sid in chain:
+            made += [child.id for child in await store.tree.children(sid) if branched_from(child) == sid]
+        return (branched_from(root) if root is not None else ""), tuple(made)
+
     async def lineage_rows(self, session_id: str) -> list[SessionRow]:
-        """Every session of a conversation's chain, root first, with what each holds."""
+        """Every session of a conversation's chain, root first, with what each holds; then the branches
+        made from them (each marked as one; resuming it goes on at its newest session)."""
         store = await self.store()
         if store is None:
             return []
-        rows = []
-        for sid in await store.tree.lineage(session_id):
-            session = await store.get_session(sid)
-            if session is None:
-                continue
-            first, _last, _total = await store.bookends(sid, 1, roles=("user",))
-            ended = session.end_reason or "open"
-            rows.append(
-                SessionRow(
-                    session_id=sid,
-                    root_id=sid,
-                    title=session.title or "",
-                    when=session.when,
-                    last_active=session.ended_at or session.started_at,
-                    source=session.source,
-                    message_count=session.message_count,
-                    sessions=(sid,),
-                    preview=(" ".join(as_typed(first[0].text).split())[:120] if first else "")
-                    + f"  [{ended}]",
-                )
-            )
+        chain = await store.tree.lineage(session_id)
+        rows = [row for sid in chain if (row := await self._lineage_row(store, sid)) is not None]
+        _branch_of, branches = await self.branches(chain)
+        for child in branches:
+            row = await self._lineage_row(store, child)
+            if row is not None:
+                rows.append(replace(row, session_id=await store.tree.compression_tip(child)))
         return rows
+
+    async def _lineage_row(self, store: SessionStore, sid: str) -> SessionRow | None:
+        session = await store.get_session(sid)
+        if session is None:
+            return None
+        first, _last, _total = await store.bookends(sid, 1, roles=("user",))
+        ended = session.end_reason or "open"
+        return SessionRow(
+            session_id=sid,
+            root_id=sid,
+            title=session.title or "",
+            when=session.when,
+            last_active=session.ended_at or session.started_at,
+            source=session.source,
+            message_count=session.message_count,
+            sessions=(sid,),
+            preview=(" ".join(as_typed(first[0].text).split())[:120] if first else "") + f"  [{ended}]",
+            branch_of=branched_from(session),
+        )
 
 
 def trim_to_turns(records: list[Any], direction: str, more: bool) -> list[Any]:

@@ -37,6 +37,7 @@ STALE_AFTER: dict[type[Message], tuple[str, ...] | Callable[[Any], tuple[str, ..
     messages.CompressionFinished: _compression_finished,
     messages.SessionTitled: (CATALOGS,),  # the palette lists sessions by title
     messages.ConversationReset: PANE_NAMES,
+    messages.ConversationRewound: ("budget", "lineage"),
 }
 """Message to the main screen → what it makes stale. A move to another session (`session_of`) makes
 every pane stale as well."""

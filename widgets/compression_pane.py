@@ -90,6 +90,8 @@ class CompressionPane(Pane):
         self.clock = clock
         self.records: list[CompressionRecord] = []
         self.lineage: tuple[str, ...] = ()
+        self.branch_of = ""  # the session this conversation was branched from (`/branch`), if it was
+        self.branches: tuple[str, ...] = ()  # the branches made from this conversation's sessions
         self.summary = "none yet"
         self.brief = "0"
 
@@ -138,13 +140,19 @@ class CompressionPane(Pane):
             self.lineage = tuple(chain)
         self._redraw()
 
-    def set_lineage(self, chain: tuple[str, ...]) -> None:
+    def set_lineage(
+        self, chain: tuple[str, ...], branch_of: str = "", branches: tuple[str, ...] = ()
+    ) -> None:
         self.lineage = chain
+        self.branch_of = branch_of
+        self.branches = branches
         self._draw_lineage()
 
     def reset(self) -> None:
         self.records.clear()
         self.lineage = ()
+        self.branch_of = ""
+        self.branches = ()
         self._redraw()
 
     def _current(self, tokens_before: int) -> CompressionRecord:
@@ -275,15 +283,21 @@ class CompressionPane(Pane):
         if not self.is_mounted:
             return
         line = self.query_one("#compression-lineage", Static)
+        parts: list[Content | tuple[str, str] | str] = []
+        if self.branch_of:  # a branch: where it came from, before its own chain
+            parts += [("⑂ ", "$accent"), ("a branch of ", "dim"), (short_id(self.branch_of), ""), ("\n", "")]
         if len(self.lineage) <= 1:
             only = f" {short_id(self.lineage[0])}" if self.lineage else ""
-            line.update(Content.styled(f"lineage: one session{only} (no compression yet)", "dim"))
-            return
-        parts: list[Content | tuple[str, str] | str] = [("lineage ", "dim")]
-        for position, session_id in enumerate(self.lineage):
-            last = position == len(self.lineage) - 1
-            parts.append((short_id(session_id), "bold" if last else ""))
-            parts.append((" → ", "dim") if not last else (" (now)", "dim"))
+            parts.append((f"lineage: one session{only} (no compression yet)", "dim"))
+        else:
+            parts.append(("lineage ", "dim"))
+            for position, session_id in enumerate(self.lineage):
+                last = position == len(self.lineage) - 1
+                parts.append((short_id(session_id), "bold" if last else ""))
+                parts.append((" → ", "dim") if not last else (" (now)", "dim"))
+        if self.branches:  # branches made from it: each its own conversation, resumable from ctrl+r
+            names = ", ".join(short_id(b) for b in self.branches)
+            parts += [("\n", ""), ("⑂ ", "$accent"), ("branches ", "dim"), (names, "")]
         line.update(Content.assemble(*parts))
 
     def on_mount(self) -> None:

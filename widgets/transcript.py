@@ -72,8 +72,30 @@ class Transcript(VerticalScroll):
     BLANK = True
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("alt+up,ctrl+up", "cursor_block(-1)", "previous block", id="block_previous"),
-        Binding("alt+down,ctrl+down", "cursor_block(1)", "next block", id="block_next"),
+        Binding("ctrl+up", "cursor_block(-1)", "previous block", id="block_previous"),
+        Binding("ctrl+down", "cursor_block(1)", "next block", id="block_next"),
+        Binding(
+            "alt+up",
+            "cursor_message(-1)",
+            "your previous message",
+            id="message_previous",
+            tooltip="Move to your previous message",
+        ),
+        Binding("alt+down", "cursor_message(1)", "your next message", id="message_next"),
+        Binding(
+            "ctrl+z",
+            "rewind_here",
+            "rewind",
+            id="rewind_here",
+            tooltip="Rewind to the selected message of yours (its text goes back in the input)",
+        ),
+        Binding(
+            "ctrl+f",
+            "branch_here",
+            "branch",
+            id="branch_here",
+            tooltip="Branch before the selected message of yours (the original stays resumable)",
+        ),
         Binding("enter", "toggle_block", "expand", id="block_toggle"),
         Binding(
             "ctrl+y",
@@ -113,6 +135,15 @@ class Transcript(VerticalScroll):
             super().__init__()
             self.text = text
             self.what = what
+
+    class AtMessage(Message):
+        """Rewind to (`rewind`) or branch before (`branch`) the person's stored message `message_id`."""
+
+        def __init__(self, action: str, message_id: int, key: str) -> None:
+            super().__init__()
+            self.action = action
+            self.message_id = message_id
+            self.key = key
 
     def __init__(
         self,
@@ -187,6 +218,26 @@ class Transcript(VerticalScroll):
         block.ref = block.ref_end = ref
         if block is self._turn_user:
             self._turn_user = None
+
+    async def take_back(self, session_id: str, message_ids: tuple[int, ...]) -> bool:
+        """A rewind took `message_ids` of `session_id` back (oldest first, a message of the person's
+        first): its block and every block after it leave. False when that block is not in the window
+        (pruned above it, or below a gap): the caller shows the stored conversation again instead."""
+        if self.turn_active or self.paging.gap is not None or not message_ids:
+            return False
+        children = list(self.children)
+        refs = [getattr(child, "ref", None) for child in children]
+        start = next((i for i, ref in enumerate(refs) if ref is not None and ref[1] == message_ids[0]), None)
+        if start is None:  # the newest page asked for since (a branch's) is read as it is now
+            return self.paging.reading_newest(session_id)
+        doomed = children[start:]
+        if self.cursor in doomed:
+            self.cursor = None
+        if self._turn_user in doomed:
+            self._turn_user = None
+        await self.remove_children(doomed)
+        self.anchor()
+        return True
 
     async def clear(self) -> None:
         """Start over (a new or resumed conversation): every block leaves, the live reply is dropped."""
@@ -500,6 +551,45 @@ class Transcript(VerticalScroll):
         else:
             index = max(0, min(len(blocks) - 1, blocks.index(self.cursor) + step))  # type: ignore[arg-type]
         self._move_cursor_to(blocks[index])
+
+    def action_cursor_message(self, step: int) -> None:
+        """To the person's previous (or next) message, from the cursor or from the newest output."""
+        mine = [b for b in self.children if isinstance(b, UserBlock)]
+        if not mine:
+            return
+        if self.cursor in mine:
+            index = max(0, min(len(mine) - 1, mine.index(self.cursor) + step))  # type: ignore[arg-type]
+        elif self.cursor is not None and self.cursor in self.children:
+            here = self.children.index(self.cursor)
+            before = [b for b in mine if self.children.index(b) < here]
+            after = [b for b in mine if self.children.index(b) > here]
+            target = (before[-1] if before else mine[0]) if step < 0 else (after[0] if after else mine[-1])
+            index = mine.index(target)
+        else:
+            index = len(mine) - 1 if step < 0 else 0
+        self._move_cursor_to(mine[index])
+
+    def action_rewind_here(self) -> None:
+        self._at_message("rewind", "ctrl+z")
+
+    def action_branch_here(self) -> None:
+        self._at_message("branch", "ctrl+f")
+
+    def _at_message(self, action: str, key: str) -> None:
+        cursor = self.cursor
+        ref = cursor.ref if isinstance(cursor, UserBlock) and cursor.is_attached else None
+        if ref is None and isinstance(cursor, UserBlock):
+            self.app.notify(
+                f"This message is not saved yet: {action} there once its turn has ended.", timeout=4
+            )
+            return
+        if ref is None:
+            self.app.notify(
+                f"To {action} there, move to one of your messages first (alt+up in the transcript).",
+                timeout=4,
+            )
+            return
+        self.post_message(self.AtMessage(action, ref[1], key))
 
     def action_toggle_block(self) -> None:
         cursor = self.cursor

@@ -220,6 +220,10 @@ class HistoryWindow:
         else:
             self._ask("around", (session_id, around))
 
+    def reading_newest(self, session_id: str) -> bool:
+        """The newest page of `session_id` is on its way (it shows the conversation as it is now)."""
+        return self._history_pending == "tail" and self.history_session == session_id
+
     def request_earlier(self) -> bool:
         marker = self.pruned
         if marker is None or marker.anchor is None or not marker.more or self._history_pending:

@@ -424,7 +424,7 @@ class MainScreen(Screen[None]):
     @on(messages.LineageRead)
     def _show_lineage(self, message: messages.LineageRead) -> None:
         if message.is_current():
-            self.compression.set_lineage(message.chain)
+            self.compression.set_lineage(message.chain, message.branch_of, message.branches)
 
     def _say_layer_problems(self, view: BudgetView) -> None:
         """A file of the person's that reaches the prompt damaged (not UTF-8, blocked, cut): said once.
@@ -719,9 +719,27 @@ class MainScreen(Screen[None]):
     async def _session_resumed(self, message: messages.SessionResumed) -> None:
         await self.transcript.add_notice(message.event.sentence, icon="↪")
 
+    @on(messages.ConversationRewound)
+    async def _take_back(self, message: messages.ConversationRewound) -> None:
+        """The rewound exchanges leave the transcript and the message that opened them is back in the input,
+        to edit and send again."""
+        event = message.event
+        transcript = self.transcript
+        # Out of the window (pruned, or below a gap): the stored conversation is shown again.
+        if not await transcript.take_back(event.session_id, event.message_ids):
+            await transcript.clear()
+            transcript.open_history(event.session_id)
+        self.budget.history_shrank()
+        self.prompt.set_text(event.text)
+        self.action_focus_input()
+        self._mark_stale(message)
+
     @on(messages.SessionChanged)
     async def _follow_session_change(self, message: messages.SessionChanged) -> None:
         event = message.event
+        if event.reason == "branched":  # the blocks know the original's messages: show the branch's
+            await self.transcript.clear()
+            self.transcript.open_history(event.session_id)
         await self.transcript.add_notice(
             f"session {event.previous_session_id} → {event.session_id} ({event.reason})", icon="↪"
         )
