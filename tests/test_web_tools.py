@@ -177,3 +177,32 @@ def test_the_web_tools_are_offered_as_the_config_says() -> None:
     config.sections["web"].values["allow"] = "off"
     config.sections["web"].values["search_backend"] = "brave"
     assert agent_registry(config).names[-2:] == ["clarify", "web_search"]
+
+
+async def test_approving_a_domain_for_the_session_covers_that_domain_only(
+    tmp_path: Path, hermes_home: Path
+) -> None:
+    from engine.tools.context import Decision
+    from engine.tools.web_fetch import TOOL
+    from tests.tool_helpers import make_bench, with_settings
+
+    bench = make_bench(tmp_path, hermes_home, with_settings(web__private_addresses="allow"))
+    bench.registry.register(TOOL)
+    bench.user.answers = [Decision.SESSION]
+    with SmallWeb() as web:
+        port = web.server.server_address[1]
+        first = await bench.call("web_fetch", {"url": web.url("/article")})
+        again = await bench.call("web_fetch", {"url": web.url("/tables.pdf")})
+        other = await bench.call("web_fetch", {"url": f"http://localhost:{port}/article"})
+    assert first.ok and again.ok and PDF_TEXT in again.content
+    assert [r.command for r in bench.user.requests] == [
+        web.url("/article"),
+        f"http://localhost:{port}/article",
+    ]
+    first_ask = bench.user.requests[0]
+    assert (first_ask.rule, first_ask.scope, first_ask.grants) == (
+        "web.allow",
+        "web_fetch from 127.0.0.1",
+        ("web:127.0.0.1",),
+    )
+    assert not other.ok and "declined fetching from localhost" in other.content
