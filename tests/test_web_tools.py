@@ -13,8 +13,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpcore
+import pytest
+
 from engine.config import defaults
 from engine.tools.knowledge import agent_registry
+from engine.tools.web_policy import PinnedBackend
 from tests.fault_support import assert_clean_exit, hws, write_config, write_scenario
 from tests.web_support import ARTICLE_TEXT, BOILERPLATE, PDF_TEXT, SmallWeb
 
@@ -206,3 +210,17 @@ async def test_approving_a_domain_for_the_session_covers_that_domain_only(
         ("web:127.0.0.1",),
     )
     assert not other.ok and "declined fetching from localhost" in other.content
+
+
+async def test_the_connection_goes_only_to_the_address_that_was_checked() -> None:
+    """A second lookup (DNS rebinding) cannot send web_fetch elsewhere: unchecked hosts get no socket,
+    and a checked one connects to its vetted address whatever its name resolves to now."""
+    backend = PinnedBackend()
+    with pytest.raises(httpcore.ConnectError, match="not checked by the web policy"):
+        await backend.connect_tcp("example.org", 80)
+    with SmallWeb() as web:
+        backend.pins["ocean.example"] = "127.0.0.1"  # a name that resolves nowhere: only the pin is used
+        stream = await backend.connect_tcp("ocean.example", web.server.server_address[1], timeout=5)
+        await stream.write(b"GET /article HTTP/1.0\r\nHost: ocean.example\r\n\r\n")
+        assert (await stream.read(100)).startswith(b"HTTP/1.0 200")
+        await stream.aclose()

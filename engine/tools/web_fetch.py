@@ -53,11 +53,14 @@ async def fetch(url: str, ctx: ToolContext) -> _Fetched:
     seen: set[str] = set()
     timeout = httpx.Timeout(float(web.timeout), connect=min(float(web.timeout), 10.0))
     headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT}
+    backend = web_policy.PinnedBackend()
+    transport = pinned_transport(backend)
     async with httpx.AsyncClient(
-        timeout=timeout, headers=headers, follow_redirects=False, trust_env=False
+        transport=transport, timeout=timeout, headers=headers, follow_redirects=False, trust_env=False
     ) as client:
         for _hop in range(int(web.max_redirects) + 1):
-            await web_policy.check(url, ctx)
+            host, address = await web_policy.check(url, ctx)
+            backend.pins[host] = address
             seen.add(url)
             try:
                 async with client.stream("GET", url) as response:
@@ -79,6 +82,18 @@ async def fetch(url: str, ctx: ToolContext) -> _Fetched:
         raise ToolError(
             f"More than {int(web.max_redirects)} redirects (web.max_redirects); stopped at {url}."
         )
+
+
+def pinned_transport(backend: web_policy.PinnedBackend) -> Any:
+    """httpx's transport whose connections go through `backend` (TLS still names the URL's host)."""
+    import httpcore
+    import httpx
+
+    transport = httpx.AsyncHTTPTransport(trust_env=False)
+    transport._pool = httpcore.AsyncConnectionPool(  # the pool httpx builds, with our network backend
+        ssl_context=httpx.create_ssl_context(trust_env=False), network_backend=backend
+    )
+    return transport
 
 
 async def _read_capped(response: Any, max_bytes: int, url: str) -> bytes:

@@ -4,7 +4,8 @@ Order: a refused domain (`web.blocked_domains`) is refused before anything else;
 (`all`, a listed domain, or `ask`: the person approves the domain, once or for the session); last,
 the host's addresses: loopback, private, link-local and other non-public addresses (the machine
 itself, the LAN, a cloud's metadata service) follow `web.private_addresses`, asked every time when
-`ask`, even under --yolo. Every redirect's target passes the same checks.
+`ask`, even under --yolo. Every redirect's target passes the same checks, and the connection goes
+to the address that was checked (`PinnedBackend`), never to what a second lookup might answer.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+from typing import Any
 from urllib.parse import urlsplit
 
 from engine.tools.context import Decision, ToolContext
@@ -52,8 +54,9 @@ def _private(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     return not address.is_global or address.is_multicast
 
 
-async def check(url: str, ctx: ToolContext, tool: str = "web_fetch") -> str:
-    """Let `url` be fetched or raise a ToolError that says why not; returns its host."""
+async def check(url: str, ctx: ToolContext, tool: str = "web_fetch") -> tuple[str, str]:
+    """Let `url` be fetched or raise a ToolError that says why not; returns its host and the address
+    checked for it, which the connection must use (a second lookup could answer differently)."""
     web = ctx.config.web
     host = host_of(url)
     if matches(host, list(web.blocked_domains)):
@@ -73,7 +76,10 @@ async def check(url: str, ctx: ToolContext, tool: str = "web_fetch") -> str:
         if decision is Decision.DENY:
             raise ToolError(f"The user declined fetching from {host}; do not retry it.")
     port = urlsplit(url).port or (443 if url.lower().startswith("https") else 80)
-    private = [a for a in await _addresses(host, port) if _private(a)]
+    addresses = await _addresses(host, port)
+    if not addresses:
+        raise ToolError(f"{host} has no address.")
+    private = [a for a in addresses if _private(a)]
     if private:
         mode = str(web.private_addresses)
         where = f"{host} is a non-public address ({private[0]})"
@@ -91,4 +97,30 @@ async def check(url: str, ctx: ToolContext, tool: str = "web_fetch") -> str:
             )
             if decision is Decision.DENY:
                 raise ToolError(f"The user declined fetching from {host}, a non-public address.")
-    return host
+    return host, str(addresses[0])
+
+
+class PinnedBackend:
+    """httpcore's network backend, connecting each host only to the address `check` vetted for it."""
+
+    def __init__(self) -> None:
+        import httpcore
+
+        self.pins: dict[str, str] = {}
+        self._inner = httpcore.AnyIOBackend()
+
+    async def connect_tcp(self, host: str, port: int, **options: Any) -> Any:
+        import httpcore
+
+        address = self.pins.get(host.rstrip(".").lower())
+        if address is None:
+            raise httpcore.ConnectError(f"{host} was not checked by the web policy; not connecting.")
+        return await self._inner.connect_tcp(address, port, **options)
+
+    async def connect_unix_socket(self, path: str, **options: Any) -> Any:
+        import httpcore
+
+        raise httpcore.ConnectError("web_fetch does not connect to Unix sockets.")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
