@@ -42,7 +42,8 @@ def yaml_scalar(value: Any) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _read(path: Path) -> str:
+def read_config_text(path: Path) -> str:
+    """A config file's text ('' when there is none); ConfigEditError says why it cannot be read."""
     try:
         return path.read_bytes().decode("utf-8")
     except FileNotFoundError:
@@ -55,7 +56,8 @@ def _read(path: Path) -> str:
         raise ConfigEditError(f"Cannot read {path}: {exc.strerror}.") from exc
 
 
-def _parse(text: str, path: Path) -> dict[str, Any]:
+def parse_config_text(text: str, path: Path) -> dict[str, Any]:
+    """The YAML mapping in `text`; ConfigEditError (naming the line) when it is not one."""
     try:
         data = yaml.safe_load(text) if text.strip() else {}
     except yaml.YAMLError as exc:
@@ -131,8 +133,8 @@ def update_config(
     is (ConfigEditError) instead of rewritten.
     """
     with file_lock(path):
-        text = _read(path)
-        before = _parse(text, path)
+        text = read_config_text(path)
+        before = parse_config_text(text, path)
         wanted = {k: v for k, v in before.items()}
         old_section = before.get(section)
         merged = dict(old_section) if isinstance(old_section, dict) else {}
@@ -145,7 +147,7 @@ def update_config(
         how = "created" if not text.strip() else "edited"
         try:
             new_text = set_section_values(text if text.strip() else header, section, values, remove)
-            if _parse(new_text, path) != wanted:
+            if parse_config_text(new_text, path) != wanted:
                 raise ConfigEditError("the line edit does not read back as meant")
         except ConfigEditError:
             if keep_comments:
@@ -171,7 +173,7 @@ def set_env_value(path: Path, key: str, value: str) -> None:
     if "\n" in value or "\r" in value:
         raise ConfigEditError("A key cannot span lines; paste it on one line.")
     with file_lock(path):
-        lines = _read(path).splitlines()
+        lines = read_config_text(path).splitlines()
         if re.fullmatch(r"[A-Za-z0-9_./:@+=-]*", value):
             quoted = value
         elif "'" not in value:

@@ -351,6 +351,37 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             False, "Keep the session's container when the session ends, instead of removing it."
         ),
     },
+    "checkpoints": {
+        "enabled": S(
+            True,
+            "Before the agent's first change in a turn (write_file, patch, a terminal command that may "
+            "write), save the working folder in a shadow git repository under the home (hws/checkpoints), "
+            "so `/rollback` and `hws checkpoints restore` can bring it back. The project's own .git is "
+            "never touched; its .gitignore files are honoured.",
+        ),
+        "max_files": S(
+            20_000, "A working folder with more files than this is not saved (said once per session).", 1
+        ),
+        "max_total_size_mb": S(
+            500, "A working folder whose files add up to more MiB than this is not saved.", 1
+        ),
+        "max_file_size_mb": S(
+            10, "Files larger than this many MiB are left out of checkpoints (and out of restores).", 1
+        ),
+        "max_snapshots": S(50, "Checkpoints kept per working folder; the oldest go first.", 1),
+        "max_entries_walked": S(
+            200_000,
+            "Files and folders (before .gitignore applies; the exclude folders not entered) counted once per "
+            "session before git lists the working folder; past this many it is not saved, so a huge tree "
+            "(a home folder) never holds up a turn.",
+            1,
+        ),
+        "exclude": S(
+            [d for d in SEARCH_SKIP_DIRS if d != ".git"],
+            "Folder names never saved (rebuilt by tools), beside what .gitignore leaves out.",
+        ),
+        "timeout": S(30.0, "Seconds saving a checkpoint may take before the turn goes on without one.", 1),
+    },
     "tool_output": {
         "max_bytes": S(50_000, "Largest tool result sent to the model, in bytes.", 100),
         "max_lines": S(2000, "Most lines of a tool result sent to the model.", 1),
@@ -568,6 +599,17 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         ),
         "max_tools": S(500, "Tools taken from one MCP server at most (the rest are left out and said).", 1),
     },
+    "mcp_serve": {
+        "allow_skill_writes": S(
+            False,
+            "`hws mcp serve` offers other agents `skill_manage` (create, patch and delete skills, through "
+            "the skills guard); off, they may only list and read skills. Memory writes are always offered "
+            "unless it runs with --read-only.",
+        ),
+        "port": S(
+            8766, "Port `hws mcp serve --http` listens on (127.0.0.1 unless --host says otherwise).", 1, 65535
+        ),
+    },
     "keys": {},  # binding id -> key, e.g. `keys: {focus_memory: f2}`; any id is accepted
     ROOT: {
         "context_file_max_chars": S(20_000, "Characters kept of each project context file.", 100),
@@ -601,7 +643,6 @@ FOREIGN_SECTIONS = frozenset(
         "approvals",
         "logging",
         "vision",
-        "checkpoints",
         "smart_model_routing",
         "honcho_config",
         "plugins",
@@ -618,4 +659,4 @@ OWN_SECTIONS = frozenset({"mcp_servers"})
 OPEN_SECTIONS = frozenset({"keys"})
 # Sections we share with Hermes Agent: our keys are checked, Hermes' own are read past in silence
 # (`mcp`: Hermes has `auto_reload_on_config_change` there; `web`: Hermes' `backend` and its keys).
-SHARED_SECTIONS = frozenset({"security", "mcp", "web"})
+SHARED_SECTIONS = frozenset({"security", "mcp", "checkpoints", "web"})

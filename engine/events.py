@@ -359,3 +359,24 @@ class ProcessEnded(Event):
     exit_code: int | None
     reason: str  # exited | killed | session_end | lost
     message: str  # one sentence
+
+
+@dataclass(frozen=True)
+class CheckpointTaken(Event):
+    """The working folder was saved before the turn's first change (`hws checkpoints restore ID` brings
+    it back). `unchanged`: nothing had changed since checkpoint `checkpoint_id`, so it covers this turn."""
+
+    checkpoint_id: str
+    turn: int
+    reason: str  # the call that prompted it, in one line: `write_file notes.txt`
+    project: str
+    files: int
+    unchanged: bool = False
+
+
+@dataclass(frozen=True)
+class CheckpointSkipped(Event):
+    """The working folder was not saved before a change (too large, or git failed); said once per folder."""
+
+    project: str
+    message: str  # what happened and what to change, in one sentence

@@ -64,7 +64,8 @@ rules:
 def test_a_server_that_never_starts_is_one_line_and_never_delays_the_answer(
     hermes_home: Path, tmp_path: Path
 ) -> None:
-    never = {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)"], "connect_timeout": 3}
+    # it never answers; its connect timeout outlasts the run, so no line about it is due before the answer
+    never = {"command": sys.executable, "args": ["-c", "import time; time.sleep(120)"], "connect_timeout": 45}
     missing = {"command": str(tmp_path / "no-such-server")}
     write_home(hermes_home, {"never": never, "missing": missing, "broken": {"url": 5, "command": "x"}})
     _, events, requests = run(hermes_home, tmp_path, ANSWER)

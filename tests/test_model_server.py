@@ -384,6 +384,6 @@ def test_model_server_command_serves_until_interrupted(tmp_path: Path) -> None:
         assert "Hello" in reply["choices"][0]["message"]["content"]
     finally:
         process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=10)
+        _, err = process.communicate(timeout=60)  # a loaded machine can take its time; stopping is the point
     assert process.returncode == 0 and "Stopped after 1 chat requests" in err
     assert json.loads(log.read_text(encoding="utf-8"))["body"]["messages"][0]["content"] == "hi"

@@ -179,7 +179,8 @@ def test_ctrl_c_keeps_the_partial_answer_and_exits_130(hermes_home: Path, projec
 
     from tests.agent_support import stored_messages
 
-    srv = serve('rules:\n  - reply: {text: "' + "word " * 200 + '", chunk_size: 5, chunk_delay: 0.02}\n')
+    # 40 s of reply: however slow the machine, the interrupt comes while the model is still talking
+    srv = serve('rules:\n  - reply: {text: "' + "word " * 200 + '", chunk_size: 5, chunk_delay: 0.2}\n')
     write_config(hermes_home, model={"base_url": srv.base_url, "default": "scripted"})
     env = {**os.environ, "HERMES_HOME": str(hermes_home), "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(

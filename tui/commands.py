@@ -48,6 +48,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "branch", "go on in a copy of this conversation; the original stays resumable", args="[name]"
     ),
+    SlashCommand("rollback", "list the working folder's checkpoints by turn; restore one"),
     SlashCommand("retry", "send the last message again"),
     SlashCommand("copy", "copy the last reply"),
     SlashCommand("theme", "switch the theme and keep it in config.yaml (no name: pick one)", args="[name]"),
@@ -146,6 +147,11 @@ class SlashCommands:
             self.compress_command(argument)
         elif name == "title":
             self.title_command(argument)
+        elif name == "rollback" and not self._waits_for_turn(name):
+            from tui.screens.rollback import RollbackScreen
+
+            screen = RollbackScreen(self.app.home, self.app.config, self.app.workdir)
+            self.app.push_screen(screen, lambda said: self._say(said) if said else None)
         elif name == "reload-mcp":
             self.app.run_worker(
                 self._reload_mcp, group="mcp", description="reload the MCP servers", exit_on_error=False

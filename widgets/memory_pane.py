@@ -40,6 +40,7 @@ WHO_STYLE = {
     "undo": "$text-muted",
 }
 WHO_WIDTH = max(len(who) for who in WHO_STYLE)  # the names line up, a space after the longest
+OUTSIDE_AGENT_STYLE = "$success"  # another agent's write through `hws mcp serve` (`mcp:claude-code`)
 ACTION_MARK = {"add": "+", "replace": "~", "remove": "-", "undo": "↶", "batch": "±", "edit": "✎"}
 
 
@@ -359,7 +360,7 @@ class MemoryPane(Pane):
         mark = ACTION_MARK.get(row.action, "·")
         prompt = Content.assemble(
             (f"{clock_time(row.at):>5} ", "dim"),
-            (f"{row.who:<{WHO_WIDTH}} ", WHO_STYLE.get(row.who, "")),
+            (f"{row.who:<{WHO_WIDTH}} ", _who_style(row.who)),
             (f"{mark} {row.target:<6} ", "bold"),
             one_line(row.summary) or row.action,
         )
@@ -393,3 +394,7 @@ class MemoryPane(Pane):
         event.stop()
         if event.option.id:
             self.post_message(self.DiffRequested(event.option.id))
+
+
+def _who_style(who: str) -> str:
+    return WHO_STYLE.get(who, OUTSIDE_AGENT_STYLE if who.startswith("mcp:") else "")

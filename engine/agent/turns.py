@@ -45,6 +45,7 @@ from engine.agent.lifecycle import Lifecycle
 from engine.agent.parts import AgentParts
 from engine.agent.titles import SessionTitler
 from engine.agent.window import ContextWindow
+from engine.checkpoints.turn import TurnCheckpoints
 from engine.event_log import log_event
 from engine.events import (
     ConversationRewound,
@@ -179,6 +180,7 @@ class Agent:
         )
         self.lifecycle.session_id = lambda: self.session_id
         self.titler = SessionTitler(config, aux, self._emit_background)
+        self.checkpoints = TurnCheckpoints(home, config, cwd_path, self._put)  # the folder, before changes
         self.totals = SessionTotals()
         self.session: AgentSession | None = None  # opened by the first `run_turn` (or `start`)
         self.pending: PendingWrites | None = None  # messages kept while another program locks state.db
@@ -797,13 +799,16 @@ class Agent:
     async def _run_tools(self, state: _TurnState, calls: tuple[ToolCall, ...]) -> None:
         session = self.opened
         width = int(self.config.tool_output.preview_chars)
+        parsed: list[tuple[str, dict[str, Any]]] = []
         for call in calls:
             try:
                 arguments = parse_arguments(call.arguments)
             except ToolError:
                 arguments = {}
+            parsed.append((call.name, arguments))
             detail = self.registry.call_detail(call.name, call.arguments, width)
             self._put(ToolCalled(self.session_id, call.id, call.name, arguments, detail))
+        await self.checkpoints.before_tools(self.session_id, session.turns, parsed)
         state.tools_started = time.monotonic()
 
         async def run_one(call: ToolCall) -> None:

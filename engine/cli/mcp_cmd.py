@@ -1,4 +1,5 @@
-"""`hws mcp list|add|remove|test`: the MCP servers of config.yaml, started for a look and stopped again."""
+"""`hws mcp list|add|remove|test`: the MCP servers of config.yaml, started for a look and stopped again;
+`hws mcp serve`: this home's memory, skills and sessions served to other agents (engine/mcp_serve/)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,117 @@ def register(sub: Any) -> None:
     test = verbs.add_parser("test", help="start one server, list its tools and stop it")
     test.add_argument("name")
     test.set_defaults(handler=run_test)
+    _register_serve(verbs)
+
+
+def _register_serve(verbs: Any) -> None:
+    serve = verbs.add_parser(
+        "serve",
+        help="serve this home's memory, skills and past sessions to other agents (Claude Code, Codex…)",
+        description="Serve the home over MCP on stdio (the client starts it), or with --http on "
+        "http://127.0.0.1:PORT/mcp behind a bearer token. Tools: memory, memory_read, skills_list, "
+        "skill_view, skill_manage (with mcp_serve.allow_skill_writes), session_search; resources: "
+        "hermes://memory/MEMORY.md, hermes://memory/USER.md, hermes://soul, hermes://skills/NAME; every "
+        "skill is also a prompt. Writes are journaled as mcp:CLIENT and respect memory.write_approval.",
+    )
+    serve.add_argument("--read-only", action="store_true", help="serve no tool that writes")
+    serve.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="address for --http (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port for --http (default: mcp_serve.port, 8766)")
+    serve.add_argument("--token-file", help="read the bearer token from this file instead of making one")
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow --host other than loopback: anyone who reaches it with the token can read your memory",
+    )
+    serve.add_argument(
+        "--print-config",
+        choices=("claude", "codex", "cursor"),
+        help="print the snippet for that client's MCP config and exit",
+    )
+    serve.set_defaults(handler=run_serve)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import anyio
+
+    from engine.mcp_serve.knowledge import HomeKnowledge
+    from engine.mcp_serve.server import build_server, serve_stdio
+
+    home, config = open_home(args)
+    port = int(args.port if args.port is not None else config.mcp_serve.port)
+    if args.print_config:
+        note, text = _client_snippet(args, home, port)
+        print(note, file=sys.stderr)  # stdout is the snippet alone, ready to be saved as the file
+        print(text)
+        return EXIT_OK
+    server = build_server(HomeKnowledge(home, config, read_only=args.read_only))
+    if not args.http:
+        anyio.run(serve_stdio, server)
+        return EXIT_OK
+    from engine.mcp_serve.http import MCP_PATH, serve_http
+
+    token = _http_token(args, port)
+    print(f"Serving {home.root} over MCP on http://{_url_host(args.host)}:{port}{MCP_PATH}.", flush=True)
+    if not args.token_file:
+        print(f"Bearer token (shown once; pass it as Authorization: Bearer …): {token}", flush=True)
+    try:
+        anyio.run(serve_http, server, args.host, port, token)
+    except KeyboardInterrupt:
+        return EXIT_OK
+    except OSError as exc:
+        fail(f"Cannot listen on {args.host}:{port}: {exc.strerror or exc}.", EXIT_REFUSED)
+    return EXIT_OK
+
+
+def _http_token(args: argparse.Namespace, port: int) -> str:
+    """The token of this start (new, or read from --token-file), after the bind address is checked."""
+    from engine.cli.serve_access import is_loopback, new_token
+
+    if not 1 <= port <= 65535:
+        fail(f"--port must be between 1 and 65535, not {port}.", EXIT_USAGE)
+    if not is_loopback(args.host):
+        if not args.allow_remote:
+            fail(
+                f"{args.host} is not a loopback address: anyone who can reach it and learns the token could "
+                "read and change your memory. Add --allow-remote to serve there anyway.",
+                EXIT_USAGE,
+            )
+        print(
+            f"warning: serving MCP on {args.host} over plain http: the token crosses the network "
+            "unencrypted. Stop it with Ctrl+C when you are done.",
+            file=sys.stderr,
+        )
+    if not args.token_file:
+        return new_token()
+    try:
+        token = open(args.token_file, encoding="utf-8").read().strip()  # noqa: SIM115
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"Cannot read the token file {args.token_file}: {exc}.", EXIT_USAGE)
+    if len(token) < 16 or any(c.isspace() for c in token):
+        fail(f"The token in {args.token_file} must be one line of at least 16 characters.", EXIT_USAGE)
+    return token
+
+
+def _client_snippet(args: argparse.Namespace, home: Any, port: int) -> tuple[str, str]:
+    import shutil
+    from pathlib import Path
+
+    from engine.mcp_serve.client_config import TOKEN_VARIABLE, WHERE, snippet
+    from engine.mcp_serve.http import MCP_PATH
+
+    argv = [] if home.root == (Path.home() / ".hermes").absolute() else ["--home", str(home.root)]
+    argv += ["mcp", "serve"] + (["--read-only"] if args.read_only else [])
+    url = f"http://{_url_host(args.host)}:{port}{MCP_PATH}" if args.http else ""
+    text = snippet(args.print_config, shutil.which("hws") or "hws", argv, url)
+    note = f"For {WHERE[args.print_config]}."
+    if url:
+        note += f" Set {TOKEN_VARIABLE} to the token hws mcp serve --http printed (or its --token-file)."
+    return note, text
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def _views(home: Any, config: Any, names: tuple[str, ...] = ()) -> list[Any]:

@@ -286,6 +286,11 @@ def _compression_line(data: dict[str, Any]) -> str:
     return f"┊ {data['note']}" if data["note"] else ""
 
 
+def _checkpoint_line(data: dict[str, Any]) -> str:
+    kept, ident = "unchanged since" if data["unchanged"] else "saved as", data["checkpoint_id"]
+    return f"┊ checkpoint {kept} {ident} (hws checkpoints restore {ident})"
+
+
 def _skill_loaded_line(data: dict[str, Any]) -> str:
     what = f"{data['name']}/{data['file_path']}" if data["file_path"] else data["name"]
     return f"┊ skill     loaded {what} ({data['tokens']:,} tokens)"
@@ -303,6 +308,8 @@ NOTE_LINES: dict[str, Callable[[dict[str, Any]], str]] = {
     "approved_by_session": lambda d: f"┊ approved  {d['command']} (this session allows {d['scope']})",
     "process_started": lambda d: f"┊ process   {d['process_id']} started ({d['where']}): {d['command']}",
     "process_ended": lambda d: f"┊ process   {d['message']}",
+    "checkpoint_taken": _checkpoint_line,
+    "checkpoint_skipped": lambda d: f"warning: {d['message']}",
     "nudge_fired": lambda d: f"┊ nudge     {d['nudge']}: {d['reason']}",
     "status": lambda d: f"{d['level']}: {d['text']}",
     "guarded_settings_changed": lambda d: f"warning: {d['message']}",

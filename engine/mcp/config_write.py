@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from engine.config_edit import ConfigEditError, _parse, _read
+from engine.config_edit import ConfigEditError, parse_config_text, read_config_text
 from engine.storage.atomic import atomic_write_text, file_lock
 
 SECTION = "mcp_servers"
@@ -22,8 +22,8 @@ SECTION = "mcp_servers"
 def add_server(path: Path, name: str, entry: dict[str, Any]) -> None:
     """Add server `name`; ConfigEditError when a server of that name is already there."""
     with file_lock(path):
-        text = _read(path)
-        data = _parse(text, path)
+        text = read_config_text(path)
+        data = parse_config_text(text, path)
         servers = data.get(SECTION)
         if servers is not None and not isinstance(servers, dict):
             raise ConfigEditError(f"{path}: `{SECTION}` is not a mapping of servers; fix it by hand first.")
@@ -39,8 +39,8 @@ def add_server(path: Path, name: str, entry: dict[str, Any]) -> None:
 def remove_server(path: Path, name: str) -> bool:
     """Remove server `name`; False when there is none of that name."""
     with file_lock(path):
-        text = _read(path)
-        data = _parse(text, path)
+        text = read_config_text(path)
+        data = parse_config_text(text, path)
         servers = data.get(SECTION)
         if not isinstance(servers, dict) or name not in servers:
             return False
@@ -51,7 +51,7 @@ def remove_server(path: Path, name: str) -> bool:
 
 
 def _write(path: Path, edited: str | None, wanted: dict[str, Any]) -> None:
-    if edited is None or _parse(edited, path) != wanted:
+    if edited is None or parse_config_text(edited, path) != wanted:
         edited = yaml.safe_dump(wanted, sort_keys=False, allow_unicode=True)
     atomic_write_text(path, edited)
 

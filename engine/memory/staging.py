@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine.memory.format import parse_entries
-from engine.pending.records import ORIGIN_OF, StagedWrites
+from engine.pending.records import StagedWrites, origin_of
 from engine.pending.staging import not_staged, short, staged_result
 from engine.storage.atomic import WriteError
 from engine.storage.self_writes import content_hash
@@ -57,7 +57,8 @@ def stage_memory(memory: Memory, store: MemoryStore, args: dict[str, Any]) -> di
             "memory",
             payload,
             summary=memory_summary(payload),
-            origin=ORIGIN_OF[memory.who],
+            origin=origin_of(memory.who),
+            writer=memory.who,
             session_id=memory.session_id,
             base={store.rel_path: content_hash(before)},
             removes=removes,

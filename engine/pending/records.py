@@ -26,12 +26,24 @@ from typing import Any
 
 from engine.home import Home
 from engine.storage.atomic import WriteError, atomic_write_bytes
+from engine.storage.journal import OUTSIDE_AGENT
 
 SUBSYSTEMS = ("memory", "skills")
 FOLDER = "pending"
 FOREGROUND, BACKGROUND = "foreground", "background_review"
 ORIGIN_OF = {"agent": FOREGROUND, "review": BACKGROUND}  # the store's writer -> Hermes' origin
 MAX_RECORD_BYTES = 8_000_000  # a record larger than this is not read (a skill is at most ~1 MB)
+
+
+def origin_of(who: str) -> str:
+    """Hermes' origin of a gated writer: another agent's write through MCP is a foreground one."""
+    return ORIGIN_OF.get(who, FOREGROUND)
+
+
+def is_gated_writer(who: str) -> bool:
+    """Whether the write-approval gate holds this writer's writes: the agent's, the review's, and other
+    agents' through MCP; never the person's own (`user`, `undo`, `external`)."""
+    return who in ORIGIN_OF or who.startswith(OUTSIDE_AGENT)
 
 
 class StagedError(Exception):
@@ -52,11 +64,15 @@ class StagedWrite:
     session_id: str = ""
     base: dict[str, str] | None = None  # None: staged by Hermes, which keeps no base
     removes: tuple[str, ...] | None = None
+    writer: str = ""  # hws: another agent's writer name (`mcp:claude-code`); Hermes keeps only `origin`
     path: Path | None = field(default=None, compare=False)
 
     @property
     def who(self) -> str:
-        """The writer the approved write is journaled as: `review` for the background review, else `agent`."""
+        """The writer the approved write is journaled as: the outside agent that staged it, `review` for
+        the background review, else `agent`."""
+        if self.writer.startswith(OUTSIDE_AGENT):
+            return self.writer
         return "review" if self.origin == BACKGROUND else "agent"
 
     def as_dict(self) -> dict[str, Any]:
@@ -75,6 +91,8 @@ class StagedWrite:
             data["base"] = self.base
         if self.removes is not None:
             data["removes"] = list(self.removes)
+        if self.writer:
+            data["writer"] = self.writer
         return data
 
     @classmethod
@@ -95,6 +113,7 @@ class StagedWrite:
             session_id=str(data.get("session_id") or ""),
             base={str(k): str(v) for k, v in base.items()} if isinstance(base, dict) else None,
             removes=tuple(str(r) for r in removes) if isinstance(removes, list) else None,
+            writer=str(data.get("writer") or ""),
             path=path,
         )
 
@@ -121,6 +140,7 @@ class StagedWrites:
         session_id: str = "",
         base: dict[str, str] | None = None,
         removes: tuple[str, ...] | None = None,
+        writer: str = "",
     ) -> StagedWrite:
         """Write a new record (atomically, readable by the person only); WriteError if it cannot be."""
         folder = self.folder(subsystem)
@@ -145,6 +165,7 @@ class StagedWrites:
             session_id=session_id,
             base=base,
             removes=removes,
+            writer=writer if writer.startswith(OUTSIDE_AGENT) else "",
             path=folder / f"{record_id}.json",
         )
         data = json.dumps(record.as_dict(), ensure_ascii=False, indent=2).encode("utf-8")

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.pending.records import ORIGIN_OF, StagedWrite
+from engine.pending.records import StagedWrite, is_gated_writer
 from engine.storage.self_writes import content_hash
 
 if TYPE_CHECKING:
@@ -29,9 +29,10 @@ WHERE = {
 
 
 def gate_on(config: Config, subsystem: str, who: str) -> bool:
-    """Whether writes of `subsystem` by this writer wait for approval: the agent's and the review's do."""
+    """Whether writes of `subsystem` by this writer wait for approval: the agent's, the review's and
+    other agents' (through `hws mcp serve`) do."""
     section = config.memory if subsystem == "memory" else config.skills
-    return who in ORIGIN_OF and bool(section.write_approval)
+    return is_gated_writer(who) and bool(section.write_approval)
 
 
 def staged_result(record: StagedWrite) -> dict[str, Any]:

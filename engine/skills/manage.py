@@ -32,11 +32,12 @@ from engine.storage.atomic import (
     compare_and_replace,
     file_lock,
 )
+from engine.storage.journal import OUTSIDE_AGENT
 from engine.threats.redact import home_redactor
 
 ACTIONS = ("create", "patch", "edit", "delete", "write_file", "remove_file")
 SECRET_CHECKED_FIELDS = ("content", "new_string", "file_content")  # the text a write would store
-GUARDED_WRITERS = frozenset({"agent", "review"})
+GUARDED_WRITERS = frozenset({"agent", "review"})  # and every other agent's, `mcp:CLIENT`
 PREVIEW_CHARS = 500
 ARCHIVE_DIR = ".archive"
 
@@ -136,7 +137,8 @@ class SkillManager:
             yield
 
     def _guard_on(self) -> bool:
-        return bool(self.settings.guard_agent_created) and self.who in GUARDED_WRITERS
+        guarded = self.who in GUARDED_WRITERS or self.who.startswith(OUTSIDE_AGENT)
+        return bool(self.settings.guard_agent_created) and guarded
 
     def _scan(self, skill_dir: Path, name: str) -> GuardReport:
         return scan_folder(skill_dir, name, "agent", "agent-created", GuardLimits.from_config(self.settings))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engine.pending.records import ORIGIN_OF, StagedWrites
+from engine.pending.records import StagedWrites, origin_of
 from engine.pending.staging import ABSENT, not_staged, relative_to_home, staged_result
 from engine.skills.plan import plan_change
 from engine.storage.atomic import WriteError
@@ -49,7 +49,8 @@ def stage_skill(tools: SkillTools, args: dict[str, Any]) -> dict[str, Any]:
             "skills",
             skill_payload(args),
             summary=plan.gist,
-            origin=ORIGIN_OF[tools.who],
+            origin=origin_of(tools.who),
+            writer=tools.who,
             session_id=tools.session_id,
             base=base,
         )

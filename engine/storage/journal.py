@@ -35,6 +35,12 @@ TAIL_BLOCK = 65_536  # bytes read per further step when looking for the newest e
 MIN_LINE_BYTES = 200  # no entry line is shorter; lets a size check skip counting lines
 ID_BYTES = 5  # 10 hex digits
 WHO = ("agent", "review", "user", "external", "undo")
+OUTSIDE_AGENT = "mcp:"  # prefixes another agent's writes through `hws mcp serve`: `mcp:claude-code`
+
+
+def is_writer(who: str) -> bool:
+    """One of the home's own writers, or another agent named by its MCP client name."""
+    return who in WHO or (who.startswith(OUTSIDE_AGENT) and len(who) > len(OUTSIDE_AGENT))
 
 
 class JournalError(Exception):
@@ -208,8 +214,10 @@ class Journal:
         summary: str = "",
     ) -> JournalEntry:
         """Append one entry (storing both contents as blobs) and return it."""
-        if who not in WHO:
-            raise ValueError(f"Unknown writer {who!r}; use one of {', '.join(WHO)}.")
+        if not is_writer(who):
+            raise ValueError(
+                f"Unknown writer {who!r}; use one of {', '.join(WHO)}, or {OUTSIDE_AGENT}CLIENT."
+            )
         entry = JournalEntry(
             id=_new_id(),
             at=time.time(),
