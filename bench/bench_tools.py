@@ -127,6 +127,30 @@ def _schema_figures() -> list[Figure]:
             baseline=f"Hermes: ~{hermes_tokens // HERMES_TOOLS:,} tokens",
             note=", ".join(f"{name} {n}" for name, n in per_tool.items()),
         ),
+        *_configured_figures(),
+    ]
+
+
+def _configured_figures() -> list[Figure]:
+    """What clarify and the web tools add to the agent's list: by default, and with a search backend."""
+    from engine.tools.knowledge import agent_registry
+
+    config = defaults()
+    base = tokens.count(json.dumps(agent_registry().schemas()))
+    default_list = agent_registry(config)
+    config.sections["web"].values["search_backend"] = "searxng"
+    full = agent_registry(config)
+    added = {t.name: tokens.count(json.dumps(t.schema())) for t in full if t.toolset in ("clarify", "web")}
+    default_added = sum(n for name, n in added.items() if name in default_list)
+    return [
+        Figure(
+            "clarify + web tools, default config",
+            default_added,
+            "tokens",
+            note=f"the agent's list {base:,} -> {tokens.count(json.dumps(default_list.schemas())):,} tokens; "
+            + ", ".join(f"{name} {n}" for name, n in added.items())
+            + " (web_search only with web.search_backend)",
+        ),
     ]
 
 

@@ -545,6 +545,38 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             60.0, "Seconds the second opinion may take; past it the write goes ahead.", 1
         ),
     },
+    "web": {
+        "allow": S(
+            "ask",
+            "How web_fetch reaches the web: `ask` (the first fetch from each domain asks; approving for "
+            "the session covers that domain), `all` (any domain, unasked), `off` (web_fetch is not offered).",
+            choices=("ask", "all", "off"),
+        ),
+        "domains": S([], "Domains web_fetch reaches unasked under `ask` (each covers its subdomains)."),
+        "blocked_domains": S([], "Domains web_fetch never reaches, whatever `allow` says (and subdomains)."),
+        "private_addresses": S(
+            "ask",
+            "web_fetch to loopback, private and link-local addresses (this machine, the local network, a "
+            "cloud's metadata service): `ask` every time (--yolo does not skip it), `refuse`, or `allow`.",
+            choices=("ask", "refuse", "allow"),
+        ),
+        "timeout": S(20.0, "Seconds web_fetch and web_search wait for a server (connecting at most 10).", 1),
+        "max_bytes": S(5_000_000, "Largest body web_fetch downloads; a larger page is refused.", 1000),
+        "max_redirects": S(5, "Redirects web_fetch follows at most (each target checked like the URL).", 0),
+        "max_chars": S(40_000, "Characters of a page's extracted text web_fetch returns at most.", 500),
+        "search_backend": S(
+            "",
+            "web_search's backend: `searxng`, `brave`, `tavily` or `exa` (keys BRAVE_API_KEY, "
+            "TAVILY_API_KEY, EXA_API_KEY from .env); empty: web_search is not offered.",
+            choices=("", "searxng", "brave", "tavily", "exa"),
+        ),
+        "search_url": S(
+            "",
+            "The search backend's address: required for `searxng` (e.g. http://localhost:8888); for the "
+            "others empty means their public API.",
+        ),
+        "search_results": S(5, "Results web_search returns at most.", 1, 20),
+    },
     "mcp": {
         "defer_share": S(
             0.10,
@@ -619,7 +651,6 @@ FOREIGN_SECTIONS = frozenset(
         "kanban",
         "approvals",
         "logging",
-        "web",
         "vision",
         "smart_model_routing",
         "honcho_config",
@@ -636,5 +667,5 @@ OWN_SECTIONS = frozenset({"mcp_servers"})
 # Sections whose keys are free-form (a keymap, or Hermes sections we pass through unchecked).
 OPEN_SECTIONS = frozenset({"keys"})
 # Sections we share with Hermes Agent: our keys are checked, Hermes' own are read past in silence
-# (`mcp`: Hermes has `auto_reload_on_config_change` there).
-SHARED_SECTIONS = frozenset({"security", "mcp", "checkpoints"})
+# (`mcp`: Hermes has `auto_reload_on_config_change` there; `web`: Hermes' `backend` and its keys).
+SHARED_SECTIONS = frozenset({"security", "mcp", "checkpoints", "web"})

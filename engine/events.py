@@ -94,6 +94,18 @@ class ApprovalNeeded(Event):
 
 
 @dataclass(frozen=True)
+class ClarifyNeeded(Event):
+    """The model asks the person a question (`clarify`); the UI answers through the request's id
+    (`Agent.answer_approval(request_id, text)`, the channel approvals use) with one of `choices` (up to
+    four, maybe none) or words of the person's own."""
+
+    request_id: str
+    question: str
+    choices: tuple[str, ...] = ()
+    call_id: str = ""
+
+
+@dataclass(frozen=True)
 class UnsavedMessages(Event):
     """Messages another program's lock on state.db kept out of it: `waiting` in `journal` (0: all
     written now). They stay in the conversation and are written once the lock is released."""

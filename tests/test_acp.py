@@ -58,6 +58,9 @@ rules:
   - when: {user: "(?i)^run (.+)", iteration: 1}
     reply:
       tool_calls: [{name: terminal, arguments: {command: "{{match.1}}"}}]
+  - when: {user: "(?i)^which db", iteration: 1}
+    reply:
+      tool_calls: [{name: clarify, arguments: {question: "Which database?", choices: [PostgreSQL, SQLite]}}]
   - when: {user: "(?i)^plan", iteration: 1}
     reply:
       tool_calls: [{name: todo, arguments: {action: add, items: ["read the code", "fix it"]}}]
@@ -189,6 +192,19 @@ async def test_the_clients_answer_to_a_permission_request_is_the_persons(
     assert (not (project / "build").exists()) is removed
     final = [u for u in client.of(ToolCallProgress) if u.tool_call_id == start.tool_call_id][-1]
     assert final.status == ("completed" if removed else "failed")
+
+
+async def test_a_clarify_question_over_acp_leaves_the_choice_to_the_model(
+    server: ScriptedModelServer, hermes_home: Path, project: Path
+) -> None:
+    """ACP has no way to ask the person a question: the turn goes on, the model told to decide."""
+    client = RecordingClient()
+    async with hws_acp(hermes_home, project, client) as (conn, _process):
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        done = await prompt(conn, session.session_id, "which db should I use")
+    assert done.stop_reason == "end_turn" and client.permissions == []
+    text = "".join(u.content.text for u in client.of(AgentMessageChunk) if hasattr(u.content, "text"))
+    assert "No person to ask; decide and say what you assumed." in text
 
 
 async def test_the_todo_list_arrives_as_a_plan(

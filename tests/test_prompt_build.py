@@ -17,7 +17,7 @@ from tests.skills_support import write_skill
 
 def build(home: Home, cwd: Path, names: list[str] | None = None) -> object:
     config = load_config(home.root)
-    registry = agent_registry()
+    registry = agent_registry(config)
     skills = SkillTools(home, config, tiers=SessionTiers("s"), session_id="s")
     return build_system_prompt(
         home,
@@ -76,7 +76,9 @@ def test_a_poisoned_project_file_is_blocked_and_noted(hermes_home: Path, tmp_pat
 def test_an_empty_home_fits_the_token_budget(hermes_home: Path, tmp_path: Path) -> None:
     home = Home.resolve(hermes_home).ensure()
     prompt = build(home, tmp_path)
-    total = prompt.tokens + tool_schema_tokens(agent_registry().schemas())
+    config = load_config(home.root)
+    config.sections["web"].values["search_backend"] = "searxng"  # every tool a config can offer
+    total = prompt.tokens + tool_schema_tokens(agent_registry(config).schemas())
     assert total < 5000
 
 

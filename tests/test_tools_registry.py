@@ -310,13 +310,15 @@ async def test_none_and_tool_results_are_accepted(bench: Bench) -> None:
 
 def test_hws_tools_lists_tools_and_prints_schemas(capsys: pytest.CaptureFixture[str]) -> None:
     from engine.cli import main
+    from engine.config import defaults
     from engine.tools.knowledge import agent_registry
 
-    offered = agent_registry()  # the agent's own tools (memory, skills, search) and the built-ins
+    # the agent's own tools (memory, skills, search), the built-ins, then those the config turns on
+    offered = agent_registry(defaults())
     assert main(["tools"]) == 0
     out = capsys.readouterr().out.strip().split("\n")
     assert [line.split()[0] for line in out[:-1]] == offered.names
-    assert offered.names[-len(BUILTIN) :] == BUILTIN
+    assert offered.names[-len(BUILTIN) - 2 : -2] == BUILTIN and offered.names[-2:] == ["clarify", "web_fetch"]
     assert out[-1].startswith(f"{len(offered)} tools, ") and out[-1].endswith("tokens of schemas")
     assert main(["tools", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == offered.schemas()

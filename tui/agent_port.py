@@ -3,7 +3,8 @@
 The agent is any object with `run_turn(text)`, an async iterator of engine events; it is called
 with `command=True` for a typed `/skill-name` (the agent loads that skill into the message). Optional:
 `interrupt()` (stop the turn cleanly, keeping what was said), `answer_approval(request_id,
-decision)` (decision: "once", "session" or "deny"), `start()`, `close(end_reason)`, `compress(focus)`,
+decision)` (decision: "once", "session" or "deny"; for a `ClarifyNeeded` the person's answer, "" for
+none), `start()`, `close(end_reason)`, `compress(focus)`,
 `oversized(text)` with `fit_message(text, found, choice)` (a message too large for the window, found
 before it is sent), `set_title(name)` (`/title`), `rewind(count)` (`/undo N`), `branch(name)`
 (`/branch`), `kill_process(process_id)` (the palette kills a background process), `context_window()`
@@ -55,8 +56,12 @@ async def drive_turn(
 
     turn = agent.run_turn(text, command=True) if command else agent.run_turn(text)
     async for event in turn:
-        if isinstance(event, events.ApprovalNeeded):
-            message = messages.ApprovalNeeded(event)
+        if isinstance(event, (events.ApprovalNeeded, events.ClarifyNeeded)):
+            message = (
+                messages.ApprovalNeeded(event)
+                if isinstance(event, events.ApprovalNeeded)
+                else messages.ClarifyNeeded(event)
+            )
             post(message)
             try:
                 decision = await message.future

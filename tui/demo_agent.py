@@ -65,6 +65,8 @@ class DemoAgent:
 
     async def _approve(self, request: Any) -> str:
         if self.autoplay:
+            if not hasattr(request, "command"):  # the model's question: nobody answers in a demo
+                return ""
             self.say(f"The demo declined `{request.command}` ({request.reason}): it approves nothing itself.")
             return "deny"
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
@@ -76,7 +78,7 @@ class DemoAgent:
 
     async def run_turn(self, text: str, *, command: bool = False) -> AsyncIterator[events.Event]:
         async for event in self.agent.run_turn(text, command=command):
-            if isinstance(event, events.ApprovalNeeded) and self.autoplay:
+            if isinstance(event, (events.ApprovalNeeded, events.ClarifyNeeded)) and self.autoplay:
                 continue  # declined at once by `_approve`; the workstation must not wait for an answer
             yield event
 

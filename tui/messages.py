@@ -74,6 +74,16 @@ class ApprovalNeeded(EngineMessage["events.ApprovalNeeded"]):
         )
 
 
+class ClarifyNeeded(EngineMessage["events.ClarifyNeeded"]):
+    """The model asks the person a question; the answer (text, "" for none) goes back through `future`."""
+
+    def __init__(self, event: events.ClarifyNeeded, future: asyncio.Future[str] | None = None) -> None:
+        super().__init__(event)
+        self.future: asyncio.Future[str] = (
+            future if future is not None else asyncio.get_running_loop().create_future()
+        )
+
+
 class ApprovedBySession(EngineMessage["events.ApprovedBySession"]): ...
 
 

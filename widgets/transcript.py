@@ -23,6 +23,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
+from widgets.clarify_block import ClarifyBlock
 from widgets.pane import Pane
 from widgets.paste_chips import PasteLimits
 from widgets.stored_turn import STORED_TURN_PARTS, StoredTurn
@@ -393,16 +394,26 @@ class Transcript(VerticalScroll):
         if interrupted or (event is not None and event.interrupted):
             await self.add_notice("interrupted; what was said so far is kept", "warning", "■")
 
-    def pending_approval(self) -> ApprovalBlock | None:
-        """The oldest approval question still waiting for an answer."""
-        return next((b for b in self.query(ApprovalBlock) if not b.future.done()), None)
+    async def ask_clarify(self, event: events.ClarifyNeeded, future: asyncio.Future[str]) -> ClarifyBlock:
+        await self._finish_segment()
+        block = ClarifyBlock(event, future)
+        await self._add(block)
+        return block
+
+    def pending_approval(self) -> ApprovalBlock | ClarifyBlock | None:
+        """The oldest question (an approval, or the model's `clarify`) still waiting for an answer."""
+        waiting = (b for b in self.query("ApprovalBlock, ClarifyBlock") if not b.future.done())  # type: ignore[attr-defined]
+        return next(waiting, None)  # type: ignore[return-value]
 
     def deny_pending_approvals(self) -> int:
         """Answer every open approval question with "deny" (the turn is being interrupted)."""
         pending = [b for b in self.query(ApprovalBlock) if not b.future.done()]
         for block in pending:
             block.answer("deny")
-        return len(pending)
+        questions = [b for b in self.query(ClarifyBlock) if not b.future.done()]
+        for question in questions:
+            question.answer("")  # nobody answered
+        return len(pending) + len(questions)
 
     @property
     def streaming(self) -> bool:
@@ -628,7 +639,8 @@ class Transcript(VerticalScroll):
             self.post_message(self.NewOutputBelow(self, False))
 
     @on(ApprovalBlock.Answered)
-    def _answered(self, event: ApprovalBlock.Answered) -> None:
+    @on(ClarifyBlock.Answered)
+    def _answered(self, event: ApprovalBlock.Answered | ClarifyBlock.Answered) -> None:
         """Back to where the person was (the input, where the next letters they type belong; they were
         lost on the transcript), or to the transcript when that is gone."""
         before = event.focus_before

@@ -42,7 +42,7 @@ from engine.acp.updates import ToolCalls
 from engine.agent.errors import AgentBusy, AgentError
 from engine.agent.turns import Agent
 from engine.config import Config
-from engine.events import ApprovalNeeded, ErrorEvent, Event, TurnFinished
+from engine.events import ApprovalNeeded, ClarifyNeeded, ErrorEvent, Event, TurnFinished
 from engine.home import Home
 
 log = logging.getLogger(__name__)
@@ -190,6 +190,11 @@ class HwsAcpAgent:
             task = asyncio.create_task(self._ask(session, event))
             session.asking.add(task)
             task.add_done_callback(session.asking.discard)
+            return
+        if isinstance(event, ClarifyNeeded):  # ACP has no question to a person: the model decides
+            from engine.tools.context import Decision
+
+            session.agent.answer_approval(event.request_id, Decision.DENY)
             return
         if isinstance(event, ErrorEvent):
             await self._send(session.session_id, update_agent_message_text(f"\n\nerror: {event.message}\n"))

@@ -16,7 +16,7 @@ from engine.events import Event, SessionResumed, Status
 from engine.guarded_settings import GuardedWatch
 from engine.prompt.build import tool_schema_tokens
 from engine.text.sentences import sentence
-from engine.tools.context import ApprovalRequest, Decision, ToolContext
+from engine.tools.context import ApprovalRequest, ClarifyRequest, Decision, ToolContext
 from engine.tools.terminal_session import close_terminal
 
 log = logging.getLogger("engine.agent")
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from engine.sessions.store import SessionStore
 
 Emit = Callable[[Event], None]
-AskUser = Callable[[ApprovalRequest], Awaitable[Decision | str]]
+AskUser = Callable[[ApprovalRequest | ClarifyRequest], Awaitable[Decision | str]]
 
 
 class Lifecycle:

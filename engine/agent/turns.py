@@ -69,7 +69,7 @@ from engine.events import (
 )
 from engine.guarded_settings import change_sentence
 from engine.threats.redact import StreamRedactor, home_redactor, redact_event
-from engine.tools.context import ApprovalRequest, Decision
+from engine.tools.context import ApprovalRequest, ClarifyRequest, Decision
 from engine.tools.errors import ToolError
 from engine.tools.loop import assistant_entry, tool_entry
 from engine.tools.registry import ToolRegistry, parse_arguments
@@ -93,7 +93,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Approver = Callable[[ApprovalRequest], Awaitable[Decision | str]]
+Approver = Callable[[ApprovalRequest | ClarifyRequest], Awaitable[Decision | str]]
 EventCallback = Callable[[Event], object]
 _END = object()
 BACKGROUND_BUFFER = 1000  # events kept for a UI that has not set `on_background` yet
@@ -162,7 +162,7 @@ class Agent:
         if registry is None:
             from engine.tools.knowledge import agent_registry
 
-            registry = agent_registry()
+            registry = agent_registry(config)
         yolo = bool(config.agent.yolo) if yolo is None else yolo
         self.parts = AgentParts(home, config, cwd_path, source, yolo, exact_tokens, main, aux, registry)
         self.on_background = on_background
@@ -460,7 +460,7 @@ class Agent:
 
     # -- approvals --------------------------------------------------------------------------------
 
-    async def _ask_user(self, request: ApprovalRequest) -> Decision | str:
+    async def _ask_user(self, request: ApprovalRequest | ClarifyRequest) -> Decision | str:
         request = redact_event(request, self.redactor)  # as its ApprovalNeeded event: no key in the diff
         if self._approve is not None:
             return await self._approve(request)
@@ -472,7 +472,8 @@ class Agent:
             self._approvals.pop(request.request_id, None)
 
     def answer_approval(self, request_id: str, decision: Decision | str) -> bool:
-        """The user's answer to an `ApprovalNeeded` (once, session or deny); False if nothing waits."""
+        """The user's answer to an `ApprovalNeeded` (once, session or deny) or to a `ClarifyNeeded` (the
+        chosen or typed text; `Decision.DENY` for no answer); False if nothing waits."""
         future = self._approvals.get(request_id)
         if future is None or future.done():
             return False

@@ -38,7 +38,7 @@ def gather(args: argparse.Namespace) -> dict[str, Any]:
     cwd = Path(args.cwd).resolve() if args.cwd else Path.cwd()
     if not cwd.is_dir():
         fail(f"--cwd {args.cwd} is not a folder.")
-    registry = agent_registry()
+    registry = agent_registry(config)
     skills = SkillTools(home, config, tiers=SessionTiers(""), session_id="")
     memory = Memory(home, config)
     prompt = build_system_prompt(

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from engine.events import Event
     from engine.home import Home
     from engine.llm.client import LLMClient
-    from engine.tools.context import ApprovalRequest
+    from engine.tools.context import ApprovalRequest, ClarifyRequest
 
 
 def register(sub: Any) -> None:
@@ -232,7 +232,14 @@ class TerminalApprover:
     def __init__(self, printer: Any) -> None:
         self.printer = printer
 
-    async def __call__(self, request: ApprovalRequest) -> str:
+    async def __call__(self, request: ApprovalRequest | ClarifyRequest) -> str:
+        from engine.tools.context import ClarifyRequest, Decision
+
+        if isinstance(request, ClarifyRequest):
+            if not (sys.stdin.isatty() and sys.stderr.isatty()):
+                self.printer.note(f"not asked: {request.question} (no terminal to ask; the model decides)")
+                return Decision.DENY
+            return await asyncio.to_thread(_ask_clarify, request.question, request.choices)
         rule = f" [{request.rule}]" if request.rule else ""
         if not (sys.stdin.isatty() and sys.stderr.isatty()):
             hint = "--yolo does not skip this question" if request.always_ask else "pass --yolo to allow"
@@ -251,6 +258,17 @@ class TerminalApprover:
         answer = await asyncio.to_thread(_ask, question)
         answers = {"o": "once", "s": "session"} if request.allow_session else {"o": "once"}
         return answers.get(answer[:1].lower(), "deny")
+
+
+def _ask_clarify(question: str, choices: tuple[str, ...]) -> str:
+    """The person's answer on the terminal: a choice's number picks it, anything else is their words."""
+    lines = [f"? {question}", *(f"  {n}. {choice}" for n, choice in enumerate(choices, 1))]
+    hint = f"1-{len(choices)} or your own answer" if choices else "your answer"
+    sys.stderr.write("\n".join(lines) + "\n")
+    answer = _ask(f"({hint}, empty to let the model decide): ")
+    if answer.isdigit() and 1 <= int(answer) <= len(choices):
+        return choices[int(answer) - 1]
+    return answer
 
 
 def _ask(question: str) -> str:

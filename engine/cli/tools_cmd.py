@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from engine.cli.common import print_json
+from engine.cli.common import open_home, print_json
 
 
 def register(sub: Any) -> None:
@@ -21,7 +21,8 @@ def run(args: argparse.Namespace) -> int:
     from engine.text import tokens
     from engine.tools.knowledge import agent_registry
 
-    registry = agent_registry()  # what `Agent` builds when it is given no registry: the model's list
+    _home, config = open_home(args)
+    registry = agent_registry(config)  # what `Agent` builds when it is given no registry: the model's list
     if args.json:
         print_json(registry.schemas())
         return 0

@@ -16,6 +16,7 @@ from engine.demo.script import Step
 from engine.demo.workspace import DemoWorkspace
 from engine.events import Event, SessionChanged
 from engine.memory.format import FILES, parse_entries
+from engine.tools.context import Decision
 
 if TYPE_CHECKING:
     from engine.agent.turns import Agent
@@ -86,6 +87,8 @@ class HeadlessPlayer:
         )
 
     async def _decline(self, request: Any) -> str:
+        if not hasattr(request, "command"):  # a clarify question: nobody answers in a demo
+            return Decision.DENY
         self._note("observe", f"declined `{request.command}` ({request.reason}): the demo approves nothing")
         return "deny"
 

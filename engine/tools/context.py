@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.config import Config
-from engine.events import ApprovalNeeded, ApprovedBySession, Event
+from engine.events import ApprovalNeeded, ApprovedBySession, ClarifyNeeded, Event
 from engine.home import Home
 from engine.threats.redact import Redactor, home_redactor
 from engine.tools.errors import ToolError
@@ -45,6 +45,16 @@ class ApprovalRequest:
     always_ask: bool = False  # --yolo does not answer it
 
 
+@dataclass(frozen=True)
+class ClarifyRequest:
+    """A question for the person (`clarify`); it travels the approvers' channel and is answered with
+    text. An approver that cannot ask anyone answers with a `Decision` (deny): nobody answered."""
+
+    request_id: str
+    question: str
+    choices: tuple[str, ...] = ()
+
+
 @dataclass
 class TodoItem:
     id: int
@@ -64,11 +74,11 @@ class SessionState:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-ApproveFn = Callable[[ApprovalRequest], Awaitable[Decision | str]]
+ApproveFn = Callable[[ApprovalRequest | ClarifyRequest], Awaitable[Decision | str]]
 EmitFn = Callable[[Event], object]
 
 
-async def deny_all(request: ApprovalRequest) -> Decision:
+async def deny_all(request: ApprovalRequest | ClarifyRequest) -> Decision:
     """An approver for contexts with nobody to ask (background review): every request is declined."""
     return Decision.DENY
 
@@ -184,6 +194,18 @@ class ToolContext:
             self.state.approvals.update(grants)
         await self._record(tool, command, rule, scope, decision, by_session_rule=False)
         return decision
+
+    async def clarify(self, question: str, choices: Iterable[str] = ()) -> str | None:
+        """Ask the person `question` (with up to four `choices`, or free text); None when nobody
+        answered (no one to ask, an interrupted turn, an empty answer). --yolo does not answer it."""
+        request = ClarifyRequest(uuid.uuid4().hex[:12], question, tuple(choices))
+        await self.send(
+            ClarifyNeeded(self.session_id, request.request_id, question, request.choices, self.call_id)
+        )
+        answer = await self.approve(request)
+        if isinstance(answer, Decision) or not str(answer).strip():
+            return None
+        return str(answer).strip()
 
     async def _record(
         self, tool: str, command: str, rule: str, scope: str, decision: Decision, *, by_session_rule: bool

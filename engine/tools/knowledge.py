@@ -20,6 +20,7 @@ from engine.tools.preview import one_line, quoted
 from engine.tools.registry import Tool, ToolRegistry, ToolResult
 
 if TYPE_CHECKING:
+    from engine.config import Config
     from engine.storage.journal import JournalEntry
 
 KNOWLEDGE_TOOLSETS = ("memory", "skills")  # what the background review may use
@@ -215,11 +216,17 @@ def knowledge_tools() -> tuple[Tool, ...]:
     return (MEMORY_TOOL, *SKILL_TOOLS, session_search_tool())
 
 
-def agent_registry() -> ToolRegistry:
-    """Every tool the agent offers: its knowledge tools first, then the tool layer's built-ins."""
+def agent_registry(config: Config | None = None) -> ToolRegistry:
+    """Every tool the agent offers: its knowledge tools first, then the tool layer's built-ins, then
+    (given the session's config) `clarify` and the web tools its `web` section turns on."""
     from engine.tools.registry import default_registry
 
     registry = ToolRegistry(knowledge_tools())
     for tool in default_registry():
         registry.register(tool)
+    if config is not None:
+        from engine.tools.offered import configured_tools
+
+        for tool in configured_tools(config):
+            registry.register(tool)
     return registry

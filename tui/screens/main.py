@@ -329,7 +329,7 @@ class MainScreen(Screen[None]):
     def action_answer_approval(self) -> None:
         block = self.transcript.pending_approval()
         if block is None:
-            self.notify("No approval question is waiting.", timeout=3)
+            self.notify("No question is waiting for an answer.", timeout=3)
             return
         if self.folded and self.shown != "transcript":
             self.shown = "transcript"
@@ -537,6 +537,12 @@ class MainScreen(Screen[None]):
         if self.folded:
             self.shown = "transcript"
         await self.transcript.ask_approval(message.event, message.future)
+
+    @on(messages.ClarifyNeeded)
+    async def _ask_clarify(self, message: messages.ClarifyNeeded) -> None:
+        if self.folded:
+            self.shown = "transcript"
+        await self.transcript.ask_clarify(message.event, message.future)
 
     @on(messages.UnsavedMessages)
     async def _say_unsaved_messages(self, message: messages.UnsavedMessages) -> None:
