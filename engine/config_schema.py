@@ -80,6 +80,13 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             "Folder of the project where a message too large for the context window is saved, so that "
             "its path is sent instead.",
         ),
+        "busy_input": S(
+            "queue",
+            "What enter does while a turn runs: `queue` holds the message and sends it when the turn "
+            "ends (each as its own turn); `steer` adds it to the running turn at the next tool boundary "
+            "(as /steer does); `refuse` hands it back to the input.",
+            choices=("queue", "steer", "refuse"),
+        ),
     },
     "review": {
         "enabled": S(True, "Run the background review when a nudge is due (memory, skill save, skill fix)."),
