@@ -395,6 +395,9 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             2000, "A streamed reply is frozen in segments of about this many characters.", 200
         ),
         "prompt_max_lines": S(8, "Lines the input grows to before it scrolls.", 1, 40),
+        "shell_output_lines": S(
+            20, "Lines of a `!CMD`'s output the transcript shows (a click shows all; ctrl+y copies all).", 1
+        ),
         "history_size": S(500, "Inputs kept for recall with up / down in this run.", 0),
         "interrupt_repeat_seconds": S(2.0, "A second ctrl+c within this many seconds clears the input.", 0.2),
         "interrupt_grace_seconds": S(
