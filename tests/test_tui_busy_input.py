@@ -107,7 +107,8 @@ async def test_a_queued_message_edited_and_one_dropped(scripted: Any) -> None:
         assert await pause_until(pilot, lambda: app.focused is queued)
         await pilot.press("down", "down", "delete")  # "drop me"
         assert await pause_until(pilot, lambda: queued.option_count == 2)
-        await pilot.press("up", "enter")  # "fix me" back into the input
+        assert queued.highlighted == 1  # the cursor stays on the last one: "fix me"
+        await pilot.press("enter")  # "fix me" back into the input
         prompt = app.main_screen.prompt
         assert await pause_until(pilot, lambda: prompt.text == "fix me")
         assert app.focused is prompt.input and queued.option_count == 1
