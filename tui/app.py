@@ -461,7 +461,7 @@ class HwsApp(App[int], inherit_bindings=False):
             "any pane": Pane,
             "transcript": Transcript,
             "input": PromptInput,
-            "queued messages": QueuedList,
+            "queued": QueuedList,
             "approval": ApprovalBlock,
             "memory pane": MemoryPane,
             "sessions": SessionsScreen,
