@@ -182,3 +182,38 @@ async def test_bang_bang_ls_output_goes_with_the_next_message(scripted: Any) -> 
         await say(pilot, app, "and now?")
         await turn_done(pilot, app, seen, 2)
         assert last_users(scripted)[1] == "and now?"  # attached once
+
+
+async def test_ctrl_c_interrupts_and_the_queue_waits_for_enter(scripted: Any) -> None:
+    app = make_scripted_app(scripted, CONFIG)
+    seen: list[Message] = []
+    async with app.run_test(size=(140, 40), message_hook=seen.append) as pilot:
+        await agent_started(pilot, app)
+        await say(pilot, app, "wait for it")
+        await tool_running(pilot, seen)
+        await say(pilot, app, "after the stop")
+        queued = app.main_screen.queued
+        assert await pause_until(pilot, lambda: queued.option_count == 1)
+        await pilot.press("ctrl+c")
+        await turn_done(pilot, app, seen, 1)
+        assert await pause_until(pilot, lambda: any("stays queued" in n for n in notices(app))), notices(app)
+        assert queued.option_count == 1 and len(chats(scripted)) == 1  # nothing was sent
+        await pilot.press("enter")  # on the empty input: the next queued message goes
+        await turn_done(pilot, app, seen, 2)
+        assert last_users(scripted)[-1] == "after the stop" and queued.option_count == 0
+
+
+async def test_busy_input_steer_makes_enter_steer_the_running_turn(scripted: Any) -> None:
+    app = make_scripted_app(scripted, "agent:\n  busy_input: steer\n" + CONFIG)
+    seen: list[Message] = []
+    async with app.run_test(size=(140, 40), message_hook=seen.append) as pilot:
+        await agent_started(pilot, app)
+        await say(pilot, app, "wait for it")
+        await tool_running(pilot, seen)
+        await say(pilot, app, "a late thought")  # agent.busy_input: steer makes enter steer
+        assert await pause_until(pilot, lambda: app.main_screen.queued.option_count == 1)
+        release(app)
+        await turn_done(pilot, app, seen, 1)
+        # The tool's boundary came after the steer: the model got it in the same turn.
+        assert last_users(scripted) == ["wait for it", "a late thought"]
+        assert not any("before a tool boundary" in n for n in notices(app))
