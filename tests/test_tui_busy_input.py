@@ -139,7 +139,8 @@ async def test_a_steer_reaches_the_model_at_the_next_tool_boundary(scripted: Any
         steered = next(m.event for m in seen if isinstance(m, messages.TurnSteered))
         assert steered.message_id is not None
         blocks = list(app.main_screen.transcript.query(SteerBlock))
-        assert [b.text for b in blocks] == ["mind the logs"] and blocks[0].ref == (app.session_id, steered.message_id)
+        assert [b.text for b in blocks] == ["mind the logs"]
+        assert blocks[0].ref == (app.session_id, steered.message_id)
         assert len(chats(scripted)) == 2  # nothing was sent again after the turn
 
 
