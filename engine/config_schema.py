@@ -80,6 +80,13 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             "Folder of the project where a message too large for the context window is saved, so that "
             "its path is sent instead.",
         ),
+        "busy_input": S(
+            "queue",
+            "What enter does while a turn runs: `queue` holds the message and sends it when the turn "
+            "ends (each as its own turn); `steer` adds it to the running turn at the next tool boundary "
+            "(as /steer does); `refuse` hands it back to the input.",
+            choices=("queue", "steer", "refuse"),
+        ),
     },
     "review": {
         "enabled": S(True, "Run the background review when a nudge is due (memory, skill save, skill fix)."),
@@ -419,6 +426,9 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             2000, "A streamed reply is frozen in segments of about this many characters.", 200
         ),
         "prompt_max_lines": S(8, "Lines the input grows to before it scrolls.", 1, 40),
+        "shell_output_lines": S(
+            20, "Lines of a `!CMD`'s output the transcript shows (a click shows all; ctrl+y copies all).", 1
+        ),
         "history_size": S(500, "Inputs kept for recall with up / down in this run.", 0),
         "interrupt_repeat_seconds": S(2.0, "A second ctrl+c within this many seconds clears the input.", 0.2),
         "interrupt_grace_seconds": S(

@@ -42,6 +42,28 @@ class UserMessageStored(Event):
 
 
 @dataclass(frozen=True)
+class TurnSteered(Event):
+    """Text the person added to the running turn (`/steer`) joined the conversation at a tool boundary,
+    before the next model call: stored as user message `message_id` (None while another program's
+    lock keeps it in the journal)."""
+
+    text: str
+    message_id: int | None
+
+
+@dataclass(frozen=True)
+class ShellRan(Event):
+    """A command the person ran in the session's shell (`!CMD`): its output is shown, and nothing of it
+    is recorded for the model."""
+
+    command: str
+    ok: bool
+    summary: str
+    output: str
+    duration_s: float
+
+
+@dataclass(frozen=True)
 class TextDelta(Event):
     text: str
 

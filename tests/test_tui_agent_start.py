@@ -53,10 +53,11 @@ async def test_a_message_sent_while_the_agent_starts_goes_out_when_it_is_ready()
         assert app.main_screen.status.state.working, "the status bar says the message is under way"
         assert agent.received == []
         await type_and_send(pilot, "again")
-        assert app.main_screen.prompt.text == "again", "a second message waits in the input"
+        assert app.main_screen.prompt.text == "", "a second message is queued"
+        assert [item.text for item in app.busy_input.queued] == ["again"]
         factory.release.set()
         assert await pause_until(pilot, lambda: app.main_screen.transcript.last_reply == "Hi Dana.", 600)
-        assert agent.received == ["hello"]
+        assert await pause_until(pilot, lambda: agent.received == ["hello", "again"], 600)
         assert await pause_until(pilot, lambda: not app.turn_running)
         assert not app.main_screen.status.state.working
         assert not any(text.startswith("Not sent") for text in notices(app))

@@ -169,7 +169,7 @@ async def test_retry_sends_the_last_message_again() -> None:
         assert agent.received == ["hi", "hi"]
 
 
-async def test_sending_while_a_turn_runs_keeps_the_text() -> None:
+async def test_sending_while_a_turn_runs_queues_the_text() -> None:
     agent = ScriptedAgent([[events.TextDelta(SESSION, "slow"), 30.0]])
     app = make_app(MODEL_CONFIG, agent=agent)
     async with app.run_test(notifications=True) as pilot:
@@ -177,8 +177,23 @@ async def test_sending_while_a_turn_runs_keeps_the_text() -> None:
         await pilot.pause()
         await pilot.press("b", "enter")
         await pilot.pause()
-        assert app.main_screen.prompt.text == "b"
+        assert app.main_screen.prompt.text == ""
+        assert [item.text for item in app.busy_input.queued] == ["b"]
         assert agent.received == ["a"]
+        agent.interrupted.set()
+        await app.workers.wait_for_complete()
+
+
+async def test_busy_input_refuse_keeps_the_text_in_the_input() -> None:
+    agent = ScriptedAgent([[events.TextDelta(SESSION, "slow"), 30.0]])
+    app = make_app(MODEL_CONFIG + "agent:\n  busy_input: refuse\n", agent=agent)
+    async with app.run_test(notifications=True) as pilot:
+        await pilot.press("a", "enter")
+        await pilot.pause()
+        await pilot.press("b", "enter")
+        await pilot.pause()
+        assert app.main_screen.prompt.text == "b"
+        assert agent.received == ["a"] and app.busy_input.queued == []
         agent.interrupted.set()
         await app.workers.wait_for_complete()
 

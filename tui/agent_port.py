@@ -7,11 +7,12 @@ decision)` (decision: "once", "session" or "deny"; for a `ClarifyNeeded` the per
 none), `start()`, `close(end_reason)`, `compress(focus)`,
 `oversized(text)` with `fit_message(text, found, choice)` (a message too large for the window, found
 before it is sent), `set_title(name)` (`/title`), `rewind(count)` (`/undo N`), `branch(name)`
-(`/branch`), `kill_process(process_id)` (the palette kills a background process), `context_window()`
-and `known_context_window()` (the window the budget pane measures against: asked once a session is
-open, else only what is known), and the attribute `on_background` (events from outside a turn). An
-approval travels as a Future inside the `ApprovalNeeded` Message; the loop waits on it and hands the
-answer back before reading on.
+(`/branch`), `steer(text)` with `take_steers()` (`/steer`), `run_user_shell(command)` (`!CMD`, an async
+iterator of events as `run_turn` is), `kill_process(process_id)` (the palette kills a background
+process), `context_window()` and `known_context_window()` (the window the budget pane measures
+against: asked once a session is open, else only what is known), and the attribute `on_background`
+(events from outside a turn). An approval travels as a Future inside the `ApprovalNeeded` Message;
+the loop waits on it and hands the answer back before reading on.
 """
 
 from __future__ import annotations
@@ -52,10 +53,17 @@ async def drive_turn(
     agent: AgentPort, text: str, post: Callable[[Message], object], *, command: bool = False
 ) -> None:
     """Run one turn, posting each engine event as its Message; answer approvals through Futures."""
+    turn = agent.run_turn(text, command=True) if command else agent.run_turn(text)
+    await drive_stream(agent, turn, post)
+
+
+async def drive_stream(
+    agent: object, stream: AsyncIterator[events.Event], post: Callable[[Message], object]
+) -> None:
+    """Post each event of `stream` (a turn, a `!CMD`) as its Message; answer approvals through Futures."""
     from engine import events
 
-    turn = agent.run_turn(text, command=True) if command else agent.run_turn(text)
-    async for event in turn:
+    async for event in stream:
         if isinstance(event, (events.ApprovalNeeded, events.ClarifyNeeded)):
             message = (
                 messages.ApprovalNeeded(event)
@@ -74,6 +82,18 @@ async def drive_turn(
                 await _maybe_await(answer(event.request_id, decision))
             continue
         post(messages.to_message(event))
+
+
+def steer(agent: object, text: str) -> bool:
+    """Hand `text` to the running turn for its next tool boundary; False when the agent cannot take it."""
+    steering = getattr(agent, "steer", None)
+    return bool(steering(text)) if steering is not None else False
+
+
+def take_steers(agent: object) -> list[str]:
+    """Steering text the turn ended without reaching a tool boundary for (to send as the next message)."""
+    taking = getattr(agent, "take_steers", None)
+    return list(taking()) if taking is not None else []
 
 
 async def interrupt(agent: object) -> bool:

@@ -32,6 +32,7 @@ from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import messages
 from tui.agent_lifecycle import AgentLifecycle
 from tui.agent_port import AgentPort, drive_turn, interrupt, kill_process, oversized
+from tui.busy_input import BusyInput
 from tui.commands import (
     SLASH_COMMANDS,
     SessionEntry,
@@ -54,6 +55,7 @@ from widgets.memory_pane import MemoryPane
 from widgets.message_input import PromptBox
 from widgets.paste_chips import PasteLimits
 from widgets.pending_list import PendingList
+from widgets.queued_list import QueuedList
 from widgets.skills_pane import SkillsPane
 from widgets.status_bar import StatusState
 from widgets.transcript import Transcript
@@ -230,6 +232,7 @@ class HwsApp(App[int], inherit_bindings=False):
         self.commands = SlashCommands(self)
         self.lifecycle = AgentLifecycle(self)
         self.live_files = LiveFiles(self)
+        self.busy_input = BusyInput(self)  # the queue, /steer, !CMD and the draft in $EDITOR
         self.identity_fetch: Fetch | None = None  # how the identity view reads the provider (tests fix it)
 
     # Start-up.
@@ -282,6 +285,7 @@ class HwsApp(App[int], inherit_bindings=False):
             prompt_placeholder=placeholder,
             commands=SLASH_COMMANDS,
             prompt_max_lines=tui.prompt_max_lines,
+            shell_output_lines=tui.shell_output_lines,
             history_size=tui.history_size,
             memory_pane_entries=tui.memory_pane_entries,
             context_window=window,
@@ -457,6 +461,7 @@ class HwsApp(App[int], inherit_bindings=False):
             "any pane": Pane,
             "transcript": Transcript,
             "input": PromptInput,
+            "queued": QueuedList,
             "approval": ApprovalBlock,
             "memory pane": MemoryPane,
             "sessions": SessionsScreen,
@@ -589,27 +594,56 @@ class HwsApp(App[int], inherit_bindings=False):
 
     @on(PromptBox.Submitted)
     async def _submitted(self, event: PromptBox.Submitted) -> None:
-        text = event.text
+        await self.submit_typed(event.text, event.draft)
+
+    @on(PromptBox.SteerSubmitted)
+    def _steer_submitted(self, event: PromptBox.SteerSubmitted) -> None:
+        self.busy_input.steer(event.text)
+
+    @on(PromptBox.EmptySubmitted)
+    def _empty_submitted(self) -> None:
+        self.busy_input.send_next()
+
+    @on(PromptBox.DraftEditRequested)
+    def _edit_draft(self, event: PromptBox.DraftEditRequested) -> None:
+        self.busy_input.edit_draft(event.text)
+
+    @on(PromptBox.QueueWanted)
+    def _queue_wanted(self) -> None:
+        self.busy_input.focus_queue()
+
+    @on(QueuedList.EditRequested)
+    def _edit_queued(self, event: QueuedList.EditRequested) -> None:
+        self.busy_input.edit(event.index)
+
+    @on(QueuedList.DropRequested)
+    def _drop_queued(self, event: QueuedList.DropRequested) -> None:
+        self.busy_input.drop(event.index)
+
+    async def submit_typed(self, text: str, draft: str) -> None:
+        """What the person sent from the input (or the queue): a command, `!CMD`, a skill or a message."""
         # A command is what was typed: a paste that begins with "/" (a path) is not one.
-        slash = parse_slash(text) if parse_slash(event.draft) is not None else None
-        if slash is not None:
-            name, argument = slash
-            if name in {c.name for c in SLASH_COMMANDS}:
-                await self.commands.run_slash_command(name, argument)
-                return
-            if name.startswith(PROMPT_PREFIX):  # a server prompt: the agent sends its text
-                self.send_to_agent(text, command=True)
-                return
-            if name not in {e.name for e in self.skill_entries}:
-                self.main_screen.post_message(
-                    messages.Notice(
-                        f"/{name} is not a command or a skill; /help lists the commands.", "warning"
-                    )
-                )
-                return
-            self.send_to_agent(text, command=True)  # the agent loads the skill into the message
+        slash = parse_slash(text) if parse_slash(draft) is not None else None
+        if slash is not None and slash[0] in {c.name for c in SLASH_COMMANDS}:
+            await self.commands.run_slash_command(*slash)
             return
-        self.send_to_agent(text)
+        server_prompt = slash is not None and slash[0].startswith(PROMPT_PREFIX)  # the agent sends its text
+        if slash is not None and not server_prompt and slash[0] not in {e.name for e in self.skill_entries}:
+            self.main_screen.post_message(
+                messages.Notice(
+                    f"/{slash[0]} is not a command or a skill; /help lists the commands.", "warning"
+                )
+            )
+            return
+        if self.turn_running:
+            self.busy_input.typed_while_busy(text, draft)
+            return
+        if draft.startswith("!"):  # what was typed (a long paste is a chip)
+            attach = draft.startswith("!!")
+            self.busy_input.shell(text[2:] if attach else text[1:], attach)
+            return
+        # A typed `/skill-name`: the agent loads the skill into the message.
+        self.send_to_agent(text, command=slash is not None)
 
     def _redact(self, text: str) -> str:
         if self._redactor is None:
@@ -618,13 +652,10 @@ class HwsApp(App[int], inherit_bindings=False):
 
     def send_to_agent(self, text: str, *, command: bool = False) -> None:
         """Start a turn with `text`, or explain why none can start; `command`: a typed `/skill-name`."""
-        main = self.main_screen
         if self.turn_running:
-            main.prompt.restore(text)
-            self.notify(
-                "The agent is still working: ctrl+c interrupts it, then send again.", severity="warning"
-            )
+            self.busy_input.typed_while_busy(text, text)
             return
+        text = self.busy_input.attach_outputs(text)
         if self.agent is not None and estimate_tokens(text) >= SMALLEST_WINDOW:
             self._send_if_it_fits(text)
             return
@@ -685,17 +716,20 @@ class HwsApp(App[int], inherit_bindings=False):
     async def run_turn(self, text: str, command: bool = False) -> None:
         post = self.main_screen.post_message
         assert self.agent is not None
-        finished = False
+        finished = interrupted = False
 
         def forward(message: Message) -> object:
-            nonlocal finished
+            nonlocal finished, interrupted
             if isinstance(message, messages.TurnFinished):
                 finished = True
+                interrupted = message.event.interrupted
+            self.busy_input.saw(message)
             return post(message)
 
         try:
             await drive_turn(self.agent, text, forward, command=command)
         except asyncio.CancelledError:
+            interrupted = True
             post(messages.TurnAborted("interrupted"))
             raise
         except Exception as exc:  # the engine failed: the turn ends with a sentence, the app stays up
@@ -706,6 +740,7 @@ class HwsApp(App[int], inherit_bindings=False):
         finally:
             self.turn_running = False
             self.commands.mcp.offer_prompts()  # servers that started during the turn offer theirs now
+            self.call_later(self.busy_input.turn_ended, interrupted)  # the queue goes on once this ends
 
     def action_interrupt(self) -> None:
         """ctrl+c: interrupt the turn; pressed twice in a row, clear the input."""

@@ -50,6 +50,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
         "branch", "go on in a copy of this conversation; the original stays resumable", args="[name]"
     ),
     SlashCommand("rollback", "list the working folder's checkpoints by turn; restore one"),
+    SlashCommand("steer", "add a message to the running turn at its next tool boundary", args="TEXT"),
     SlashCommand("retry", "send the last message again"),
     SlashCommand("copy", "copy the last reply"),
     SlashCommand("theme", "switch the theme and keep it in config.yaml (no name: pick one)", args="[name]"),
@@ -137,6 +138,8 @@ class SlashCommands:
                 self.app.send_to_agent(self.app.last_sent, command=self.app.last_command)
             else:
                 self._say("Nothing to retry yet.", "warning")
+        elif name == "steer":
+            self.app.busy_input.steer(argument)
         elif name == "undo":
             self.rewind_command(argument)
         elif name == "revert":

@@ -49,6 +49,15 @@ class TurnStarted(EngineMessage["events.TurnStarted"]): ...
 class UserMessageStored(EngineMessage["events.UserMessageStored"]): ...
 
 
+class TurnSteered(EngineMessage["events.TurnSteered"]): ...
+
+
+class ShellRan(EngineMessage["events.ShellRan"]):
+    """A `!CMD` ran; `attached`: it was `!!CMD`, whose output goes with the next message."""
+
+    attached: bool = False
+
+
 class TextDelta(EngineMessage["events.TextDelta"]): ...
 
 

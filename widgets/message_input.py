@@ -77,6 +77,28 @@ class PromptInput(TextArea):
             tooltip="Put the pasted text of the chip at the cursor into the input, to read or edit it",
         ),
         Binding(
+            "alt+enter",
+            "steer",
+            "steer",
+            id="steer",
+            priority=True,
+            tooltip="Add the message to the running turn at its next tool boundary (as /steer does)",
+        ),
+        Binding(
+            "alt+e",
+            "edit_draft",
+            "$EDITOR",
+            id="edit_draft",
+            tooltip="Edit the draft in $EDITOR (hws waits; the text comes back into the input)",
+        ),
+        Binding(
+            "alt+up",
+            "focus_queue",
+            "queued messages",
+            id="focus_queue",
+            tooltip="Move to the messages queued while a turn runs (enter edits one, delete drops it)",
+        ),
+        Binding(
             "escape",
             "hide_completions",
             "close completions",
@@ -109,6 +131,20 @@ class PromptInput(TextArea):
     def _submit(self) -> None:
         if self.box is not None:
             self.box.submit()
+
+    def action_steer(self) -> None:
+        self.call_later(self._steer)
+
+    def _steer(self) -> None:
+        if self.box is not None:
+            self.box.submit(steer=True)
+
+    def action_edit_draft(self) -> None:
+        if self.box is not None:
+            self.post_message(PromptBox.DraftEditRequested(self.box.full_text))
+
+    def action_focus_queue(self) -> None:
+        self.post_message(PromptBox.QueueWanted())
 
     def action_newline(self) -> None:
         self.call_later(self._newline)
@@ -239,6 +275,27 @@ class PromptBox(Vertical):
             self.text = text
             self.draft = text if draft is None else draft
 
+    class SteerSubmitted(Message):
+        """alt+enter: the text is for the running turn, at its next tool boundary (`/steer`)."""
+
+        def __init__(self, text: str, draft: str) -> None:
+            super().__init__()
+            self.text = text
+            self.draft = draft
+
+    class EmptySubmitted(Message):
+        """Enter on the empty input (it sends the next queued message, if any waits)."""
+
+    class DraftEditRequested(Message):
+        """The person wants the draft (`text`, chips expanded) in $EDITOR."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class QueueWanted(Message):
+        """The person wants to move to the queued messages."""
+
     def __init__(
         self,
         commands: Sequence[SlashCommand] = (),
@@ -355,18 +412,19 @@ class PromptBox(Vertical):
         self._history_index = None
         self.hide_completions()
 
-    def submit(self) -> None:
+    def submit(self, steer: bool = False) -> None:
         if self.completions_shown and self._completion_differs():
             self.accept_completion()
             return
         draft = self.text
         if not draft.strip():
+            self.post_message(self.EmptySubmitted())
             return
         text = self.chips.expand(draft)
         self.remember(draft)
         self.clear()
         self._sent = (text, draft)
-        self.post_message(self.Submitted(text, draft))
+        self.post_message(self.SteerSubmitted(text, draft) if steer else self.Submitted(text, draft))
 
     def remember(self, text: str) -> None:
         if self.history_size <= 0:

@@ -24,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from widgets.clarify_block import ClarifyBlock
+from widgets.input_blocks import ShellBlock
 from widgets.pane import Pane
 from widgets.paste_chips import PasteLimits
 from widgets.stored_turn import STORED_TURN_PARTS, StoredTurn
@@ -604,7 +605,7 @@ class Transcript(VerticalScroll):
 
     def action_toggle_block(self) -> None:
         cursor = self.cursor
-        if isinstance(cursor, (ToolBlock, ReasoningBlock, CompactionBlock)):
+        if isinstance(cursor, (ToolBlock, ReasoningBlock, CompactionBlock, ShellBlock)):
             cursor.toggle()
         elif isinstance(cursor, StoredTurn):
             self.call_later(self._thaw_cursor, cursor)

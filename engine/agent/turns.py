@@ -33,7 +33,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,6 +43,7 @@ from engine.agent.background import BackgroundWork
 from engine.agent.errors import AgentBusy, AgentError
 from engine.agent.lifecycle import Lifecycle
 from engine.agent.parts import AgentParts
+from engine.agent.steering import SteerQueue, run_shell_command
 from engine.agent.titles import SessionTitler
 from engine.agent.window import ContextWindow
 from engine.checkpoints.turn import TurnCheckpoints
@@ -63,6 +64,7 @@ from engine.events import (
     ToolFinished,
     TurnFinished,
     TurnStarted,
+    TurnSteered,
     UnsavedMessages,
     Usage,
     UserMessageStored,
@@ -193,6 +195,7 @@ class Agent:
         self._turn_queue: asyncio.Queue[Any] | None = None
         self._turn_task: asyncio.Task[None] | None = None
         self._approvals: dict[str, asyncio.Future[Decision | str]] = {}
+        self.steering = SteerQueue()  # what the person adds to the running turn (/steer)
 
     # -- the agent's parts and its open session ---------------------------------------------------
 
@@ -501,9 +504,14 @@ class Agent:
             yield ErrorEvent(self.session_id, str(exc) or type(exc).__name__)
             yield TurnFinished(self.session_id, "")
             return
+        async for event in self._stream(self._turn(text, command)):
+            yield event
+
+    async def _stream(self, work: Coroutine[Any, Any, None]) -> AsyncIterator[Event]:
+        """Run `work` as the agent's one task, yielding the events it puts until it ends."""
         queue: asyncio.Queue[Any] = asyncio.Queue()
         self._turn_queue = queue
-        task = asyncio.create_task(self._turn(text, command))
+        task = asyncio.create_task(work)
         self._turn_task = task
         task.add_done_callback(lambda _t: self._turn_over(queue))
         try:
@@ -520,6 +528,34 @@ class Agent:
             if self._turn_queue is queue:
                 self._turn_queue = None
             self._turn_task = None
+
+    def steer(self, text: str) -> bool:
+        """`/steer TEXT`: add `text` to the running turn at its next tool boundary, as a user message the
+        model reads before its next call. Safe from any thread; False when no turn runs (send it instead)."""
+        if not self.busy:
+            return False
+        self.steering.add(text)
+        return True
+
+    def take_steers(self) -> list[str]:
+        """Steering text no tool boundary took (the turn ended first), oldest first; the caller sends it."""
+        return self.steering.take()
+
+    async def run_user_shell(self, command: str) -> AsyncIterator[Event]:
+        """`!CMD`: run `command` in the session's shell through the terminal tool (its sandbox and its
+        approvals, asked as for the model's calls) and yield `ShellRan` last. Nothing of it is recorded
+        for the model: not in the history, not in state.db."""
+        if self.busy:
+            raise AgentBusy("A turn is running; run the command after it ends.")
+        await self.start()
+        session = self.opened
+
+        async def run() -> None:
+            ran = await run_shell_command(self.registry, session.ctx, session.session_id, command)
+            self._put(ran)
+
+        async for event in self._stream(run()):
+            yield event
 
     def _turn_over(self, queue: asyncio.Queue[Any]) -> None:
         """The turn's task ended: close its stream; from now on, stray events go to the background."""
@@ -683,6 +719,17 @@ class Agent:
                 state.final_text = reply.content
                 return
             await self._run_tools(state, reply.tool_calls)
+            await self._take_steering()
+
+    async def _take_steering(self) -> None:
+        """A tool boundary: what the person added meanwhile (/steer) joins the conversation, in order."""
+        session = self.opened
+        for text in self.steering.take():
+            message_id = await self._append("user", text)
+            session.history.append({"role": "user", "content": text})
+            if session.host is not None:
+                session.host.mirror("user", text)
+            self._put(TurnSteered(session.session_id, text, message_id))
 
     async def _check_guarded(self) -> None:
         """Before each model call: say so when a guarded setting changed on disk since the session began.

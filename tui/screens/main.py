@@ -29,11 +29,13 @@ from tui.process_feed import ProcessFeed
 from widgets.budget_pane import BudgetPane, BudgetView
 from widgets.compression_pane import CompressionPane
 from widgets.gauge import GaugeLevels
+from widgets.input_blocks import ShellBlock, SteerBlock
 from widgets.memory_pane import MemoryPane
 from widgets.message_input import PromptBox, SlashCommand
 from widgets.next_session import NextSessionBar
 from widgets.pane import Pane
 from widgets.paste_chips import PasteLimits
+from widgets.queued_list import QueuedList
 from widgets.skills_pane import SkillsPane
 from widgets.status_bar import StatusBar, StatusState
 from widgets.transcript import Transcript, TranscriptPane
@@ -57,6 +59,7 @@ class MainScreenSettings:
     prompt_placeholder: str = ""
     commands: tuple[SlashCommand, ...] = ()
     prompt_max_lines: int = 8
+    shell_output_lines: int = 20  # of a `!CMD`'s output, before a click shows it all
     history_size: int = 500
     memory_pane_entries: int = 200
     context_window: int = 128_000
@@ -192,6 +195,7 @@ class MainScreen(Screen[None]):
                     pane.add_class("-not-shown")
                     yield pane
         yield NextSessionBar(id="next-session")
+        yield QueuedList(id="queued")
         yield PromptBox(
             s.commands,
             placeholder=s.prompt_placeholder,
@@ -233,6 +237,10 @@ class MainScreen(Screen[None]):
     @property
     def prompt(self) -> PromptBox:
         return self.query_one("#prompt", PromptBox)
+
+    @property
+    def queued(self) -> QueuedList:
+        return self.query_one("#queued", QueuedList)
 
     @property
     def status(self) -> StatusBar:
@@ -444,6 +452,21 @@ class MainScreen(Screen[None]):
         block = self.transcript.turn_user
         if block is not None and block.is_attached:
             self.transcript.tag_user(block, (message.event.session_id, message.event.message_id))
+
+    @on(messages.TurnSteered)
+    async def _show_steer(self, message: messages.TurnSteered) -> None:
+        event = message.event
+        block = SteerBlock(event.text, self.settings.paste_limits)
+        if event.message_id is not None:
+            block.ref = block.ref_end = (event.session_id, event.message_id)
+        await self.transcript.add_block(block)
+
+    @on(messages.ShellRan)
+    async def _show_shell_output(self, message: messages.ShellRan) -> None:
+        self._use_session(message.event.session_id)
+        await self.transcript.add_block(
+            ShellBlock(message.event, self.settings.shell_output_lines, message.attached)
+        )
 
     @on(messages.SessionOpened)
     def _follow_opened_session(self, message: messages.SessionOpened) -> None:
