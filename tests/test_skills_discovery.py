@@ -56,6 +56,7 @@ def test_every_public_style_fixture_loads_and_lands_in_the_index() -> None:
         "llama-cpp-serving",
         "notes-without-frontmatter",
         "changelog-writer",
+        "document-formatting",
     }
     assert set(catalog.names()) == expected
     assert catalog.skipped == []

@@ -172,7 +172,7 @@ def test_views_bump_the_usage_counters_the_index_ranks_by(tools: SkillTools) -> 
 
 def test_skills_list_shape_and_category_filter(tools: SkillTools) -> None:
     everything = tools.skills_list({})
-    assert everything["success"] and everything["count"] == len(everything["skills"]) == 13
+    assert everything["success"] and everything["count"] == len(everything["skills"]) == 14
     assert {"name", "description", "category"} == set(everything["skills"][0])
     assert "github" in everything["categories"] and "mlops/inference" in everything["categories"]
     mlops = tools.skills_list({"category": "mlops"})
