@@ -152,8 +152,9 @@ INTENTS: tuple[Intent, ...] = (
 _SECOND_PERSON = ("you", "your")
 # Words that may stand before an order's verb without being its subject ("please ignore", "now ignore").
 _LEAD_INS = frozenset(
-    ("please", "now", "just", "simply", "always", "also", "so", "then", "and", "first", "kindly", "to")
+    ("please", "now", "just", "simply", "also", "so", "then", "and", "first", "kindly", "to")
 )
+# Modals and adverbs between a subject and its verb, looked past to find the subject ("… always overrides").
 _MODALS = frozenset(("must", "should", "shall", "will", "can", "may", "might", "would", "could", "always"))
 _OWN_TEXT = re.compile(r"\s*(?:all\s+)?(?:these|this|its\s+own)\s*$")  # "override these guidelines"
 

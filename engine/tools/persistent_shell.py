@@ -7,9 +7,11 @@ output up to the marker is the command's. So `cd`, `export`, `source venv/bin/ac
 functions persist, a command that ends the shell (`exit`) is noticed at once, and a new shell takes
 its place with the model told what was lost.
 
-Job control (`set -m`) puts every command's processes in a process group of their own: a timeout
-signals those groups (TERM, then KILL), never the shell; only a command that still does not give the
-shell back (a loop of builtins) costs the shell itself, which is then restarted. Jobs a command left
+Job control (`set -m`) puts every command's processes in a process group of their own. A timeout
+first tells the shell to skip whatever is left of the command (SIGUSR1, whose trap sets a DEBUG trap
+until the end marker), then signals those groups (INT, then KILL), never the shell; only a command
+that still does not give the shell back (a loop of builtins) costs the shell itself, which is then
+restarted. Jobs a command left
 running with `&` are stopped when it ends, as they were when every command had its own shell.
 """
 
