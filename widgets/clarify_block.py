@@ -90,7 +90,8 @@ class ClarifyBlock(Vertical):
         focused = self.app.focused
         if focused is None or self not in focused.ancestors_with_self:
             self.focus_before = focused
-        self.query_one(Button).focus()
+        # At once, not after the next refresh as `focus()` does: a digit typed right after ctrl+o answers.
+        self.app.set_focus(self.query_one(Button))
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         return character is not None and character.isprintable()  # no pane key acts around it
