@@ -322,7 +322,7 @@ class MainScreen(Screen[None]):
             self.minimize()
         target = pane.focus_target()
         if target.focusable:
-            target.focus()  # at once, so a key typed right after already reaches the pane
+            self.set_focus(target)  # now: focus() waits a message, and a key typed right after would miss
         else:  # folded away until the class change is laid out
             self.call_after_refresh(lambda: pane.focus_target().focus())
 
