@@ -62,8 +62,8 @@ def hermes_python() -> str | None:
 
 
 def corpora() -> tuple[list[str], list[str]]:
-    from tests.threat_corpus import ATTACKS, BENIGN
-    from tests.threat_heldout import HELDOUT_ATTACKS, HELDOUT_BENIGN
+    from tests.support.threat_corpus import ATTACKS, BENIGN
+    from tests.support.threat_heldout import HELDOUT_ATTACKS, HELDOUT_BENIGN
 
     return [t for _, t in ATTACKS] + HELDOUT_ATTACKS, BENIGN + HELDOUT_BENIGN
 

@@ -80,10 +80,10 @@ def _pct(part: int, whole: int) -> float:
 def memory_figures(old: Scanner | None, rounds: int) -> list[Figure]:
     from tests.security.memory_corpus import ATTACKS, BENIGN
     from tests.security.memory_heldout import HELDOUT_ATTACKS, HELDOUT_BENIGN
-    from tests.threat_corpus import ATTACKS as OLD_ATTACKS
-    from tests.threat_corpus import BENIGN as OLD_BENIGN
-    from tests.threat_heldout import HELDOUT_ATTACKS as OLD_HELD
-    from tests.threat_heldout import HELDOUT_BENIGN as OLD_HELD_BENIGN
+    from tests.support.threat_corpus import ATTACKS as OLD_ATTACKS
+    from tests.support.threat_corpus import BENIGN as OLD_BENIGN
+    from tests.support.threat_heldout import HELDOUT_ATTACKS as OLD_HELD
+    from tests.support.threat_heldout import HELDOUT_BENIGN as OLD_HELD_BENIGN
 
     new = new_scanner()
     sets = {
@@ -152,9 +152,9 @@ def skills_figures() -> list[Figure]:
     from engine.skills.guard import decide, scan_folder
     from engine.skills.install import Installer
     from engine.skills.library import SkillLibrary
-    from tests.guard_corpus import GUARD_ATTACKS, GUARD_BENIGN
     from tests.security.skills_corpus import BENIGN, HOSTILE, build
-    from tests.skills_support import skill_text, write_skill
+    from tests.support.guard_corpus import GUARD_ATTACKS, GUARD_BENIGN
+    from tests.support.skills_support import skill_text, write_skill
 
     figures = []
     with temp_home() as root, tempfile.TemporaryDirectory(prefix="hws-bench-skills-") as scratch:

@@ -145,7 +145,9 @@ def guard_figures(options: Options) -> list[Figure]:
         brute = median(
             time_ms(lambda: guard.scan_text(sample, prefilter=False), 1 if options.quick else 3, 0)
         )
-        fixtures = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "skills" / "public"
+        fixtures = (
+            Path(__file__).resolve().parent.parent / "tests" / "support" / "fixtures" / "skills" / "public"
+        )
         skill_files = sorted(fixtures.rglob("SKILL.md"))
         public = [guard.scan_folder(p.parent) for p in skill_files]
         public_ms = [report.elapsed_ms for report in public]

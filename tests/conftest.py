@@ -59,6 +59,6 @@ def no_shell_outlives_its_test() -> Iterator[None]:
 async def closing_benches() -> AsyncIterator[None]:
     """Ends the terminal of every tool bench the test made, while its event loop still runs."""
     yield
-    from tests.tool_helpers import close_benches
+    from tests.support.tool_helpers import close_benches
 
     await close_benches()

@@ -2,7 +2,7 @@
 
 Every rule names one or more lowercase `triggers`; a rule only runs on lines that contain one of them
 (found with `str.find` over the whole file), which is what keeps a 15,000-line skill fast. A rule's
-regex must never match a line without one of its triggers — `tests/test_skills_guard.py` checks it.
+regex must never match a line without one of its triggers — `tests/engine/test_skills_guard.py` checks it.
 
 Severities are chosen against real public skills: `critical` (→ dangerous) only for things no ordinary
 instruction does — reverse shells, decoded payloads piped into a shell, credentials posted to a

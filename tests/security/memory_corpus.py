@@ -1,7 +1,7 @@
 """Memory writes a poisoned page, README or tool result tries to get saved, and notes an agent really keeps.
 
 Written fresh for the scanner's second design (intents, not phrases), before any of its rules: none is
-a copy or paraphrase of `tests/threat_corpus.py` or `tests/threat_heldout.py`. ATTACKS are
+a copy or paraphrase of `tests/support/threat_corpus.py` or `tests/support/threat_heldout.py`. ATTACKS are
 (class, language, text); the classes are the intents the scanner must see whatever the wording:
 instructions addressed to the agent about its own instructions, approvals, permissions, identity or
 memory; sending local data or secrets to an address; making something run later; and the disguises

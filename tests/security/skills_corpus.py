@@ -1,6 +1,6 @@
 """Hostile and ordinary skill folders, written fresh for the guard's second design.
 
-None is a copy or paraphrase of `tests/guard_corpus.py`. HOSTILE folders are what a poisoned hub, a
+None is a copy or paraphrase of `tests/support/guard_corpus.py`. HOSTILE folders are what a poisoned hub, a
 cloned repository or a manipulated agent would install: secrets sent to an address in code or in
 prose (and in other languages), prose that hands the agent's approvals to itself or plants a memory,
 code that builds its dangerous call from strings or decodes it from base64/octal/rot13, an unknown

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Button
 
 from engine import events
-from tests.tui_support import MODEL_CONFIG, SESSION, ScriptedAgent, make_app, pause_until, settle
+from tests.support.tui_support import MODEL_CONFIG, SESSION, ScriptedAgent, make_app, pause_until, settle
 from widgets.transcript_blocks import ApprovalBlock, NoticeBlock
 
 

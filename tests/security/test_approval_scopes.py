@@ -6,7 +6,7 @@ from pathlib import Path
 
 from engine.events import ApprovalNeeded, ApprovedBySession
 from engine.tools.context import Decision
-from tests.tool_helpers import make_bench
+from tests.support.tool_helpers import make_bench
 
 
 async def test_a_session_approval_covers_later_calls_and_each_is_announced(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
-from tests.tool_helpers import make_bench
+from tests.support.tool_helpers import make_bench
 
 MB = 1 << 20
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.fault_support import assert_clean_exit, hws, write_scenario
+from tests.support.fault_support import assert_clean_exit, hws, write_scenario
 
 pytestmark = pytest.mark.usefixtures("closing_benches")
 

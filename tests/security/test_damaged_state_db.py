@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fault_support import assert_clean_exit, hws
+from tests.support.fault_support import assert_clean_exit, hws
 
 COMMANDS = (("run", "--scripted", "hi"), ("sessions", "list"), ("sessions", "search", "tea"))
 

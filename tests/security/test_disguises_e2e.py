@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.fault_support import assert_clean_exit, hws, hws_env, write_config, write_scenario
 from tests.security.conftest import FIGURE
 from tests.security.shell_corpus import DISGUISES
 from tests.security.victim_support import make_victim, snapshot
+from tests.support.fault_support import assert_clean_exit, hws, hws_env, write_config, write_scenario
 
 E2E = [d for d in DISGUISES if d.e2e]
 SLEEPER = "victim-sleeper"

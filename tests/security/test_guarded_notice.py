@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.fault_support import write_scenario
 from tests.security.tty_support import QUESTION, TtyRun
+from tests.support.fault_support import write_scenario
 
 CONFIG = "model:\n  default: scripted\n  base_url: http://127.0.0.1:9/v1\nagent:\n  max_turns: 6\n"
 SCENARIO = """

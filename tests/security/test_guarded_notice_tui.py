@@ -11,7 +11,7 @@ from textual.widgets import Button, Static
 
 from engine import events
 from engine.guarded_settings import change_sentence
-from tests.tui_support import MODEL_CONFIG, SESSION, ScriptedAgent, make_app, say, settle, turn_done
+from tests.support.tui_support import MODEL_CONFIG, SESSION, ScriptedAgent, make_app, say, settle, turn_done
 from tui import messages
 from tui.app import HwsApp
 from widgets.transcript_blocks import ApprovalBlock, NoticeBlock

@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tests.fault_support import assert_clean_exit, hws, stored_messages, write_scenario
 from tests.security.tty_support import QUESTION, TtyRun
+from tests.support.fault_support import assert_clean_exit, hws, stored_messages, write_scenario
 
 KEY = "plain-value-7f3a9c2e"  # not shaped like a key, so only the file tools can keep it from the model
 

@@ -6,7 +6,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from tests.fault_support import hws, hws_popen, write_config, write_scenario
+from tests.support.fault_support import hws, hws_popen, write_config, write_scenario
 
 SCENARIO = """\
 name: slow tool

@@ -1,8 +1,8 @@
 """The memory scanner on corpora written for the intent design: rates, every class, every language, and
 the disguises (separators by Unicode class, look-alike letters, encoded layers) one by one.
 
-The old corpora (tests/threat_corpus.py, tests/threat_heldout.py) keep their own tests in
-tests/test_threats.py; this file only checks that nothing there regressed.
+The old corpora (tests/support/threat_corpus.py, tests/support/threat_heldout.py) keep their own tests in
+tests/engine/test_threats.py; this file only checks that nothing there regressed.
 """
 
 from __future__ import annotations
@@ -91,10 +91,10 @@ def test_the_issue_s_benign_notes_stay_notes() -> None:
 
 
 def test_the_old_corpora_do_not_regress() -> None:
-    from tests.threat_corpus import ATTACKS as OLD_ATTACKS
-    from tests.threat_corpus import BENIGN as OLD_BENIGN
-    from tests.threat_heldout import HELDOUT_ATTACKS as OLD_HELD
-    from tests.threat_heldout import HELDOUT_BENIGN as OLD_HELD_BENIGN
+    from tests.support.threat_corpus import ATTACKS as OLD_ATTACKS
+    from tests.support.threat_corpus import BENIGN as OLD_BENIGN
+    from tests.support.threat_heldout import HELDOUT_ATTACKS as OLD_HELD
+    from tests.support.threat_heldout import HELDOUT_BENIGN as OLD_HELD_BENIGN
 
     missed, refused = _rates([t for _c, t in OLD_ATTACKS] + OLD_HELD, OLD_BENIGN + OLD_HELD_BENIGN)
     assert missed == [] and refused == []

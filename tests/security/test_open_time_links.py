@@ -13,7 +13,7 @@ import pytest
 from engine.tools import paths, safe_open
 from engine.tools.context import Decision
 from engine.tools.errors import ToolError
-from tests.tool_helpers import Bench, make_bench
+from tests.support.tool_helpers import Bench, make_bench
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 
 from engine.events import ApprovalNeeded
 from engine.tools.context import Decision
-from tests.tool_helpers import Bench, make_bench
+from tests.support.tool_helpers import Bench, make_bench
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from engine.home import Home
-from tests.fault_support import assert_clean_exit, files_containing, hws, hws_env, write_scenario
-from tests.listener_support import Listener, serving
+from tests.support.fault_support import assert_clean_exit, files_containing, hws, hws_env, write_scenario
+from tests.support.listener_support import Listener, serving
 
 listener = pytest.fixture(serving, name="listener")
 

@@ -16,7 +16,7 @@ from engine.config import defaults, load_config
 from engine.home import Home
 from engine.threats.redact import REDACTED, Redactor, env_file_secrets
 from engine.threats.redact_forms import is_secret_name, redact_forms
-from tests.tool_helpers import make_bench
+from tests.support.tool_helpers import make_bench
 
 HIDDEN = [
     ("DB_PASSWORD=s3cretP4ss", "s3cretP4ss"),
@@ -250,7 +250,7 @@ async def test_a_key_cut_in_half_by_a_long_line_or_a_long_output_shows_neither_h
     tmp_path: Path, hermes_home: Path
 ) -> None:
     """read_file and terminal cut long lines and long output before the dispatcher redacts them."""
-    from tests.tool_helpers import with_settings
+    from tests.support.tool_helpers import with_settings
 
     key = "q7Lm2Vx9Rt4Kp8Zw3Nc6Hb1"
     config = with_settings(tool_output__max_line_length=60, terminal__max_output_chars=200)

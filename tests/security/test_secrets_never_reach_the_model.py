@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from engine.home import Home
-from tests.fault_support import (
+from tests.support.fault_support import (
     assert_clean_exit,
     files_containing,
     hws,

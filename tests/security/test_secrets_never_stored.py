@@ -17,9 +17,9 @@ import pytest
 
 from engine.home import Home
 from engine.model_server.server import ScriptedModelServer
-from tests.fault_support import assert_clean_exit, files_containing, hws, write_config, write_scenario
-from tests.live_files_support import make_skill
-from tests.tmux import SCRIPTED_WAIT_S, TmuxSession, tmux_available
+from tests.support.fault_support import assert_clean_exit, files_containing, hws, write_config, write_scenario
+from tests.support.live_files_support import make_skill
+from tests.support.tmux import SCRIPTED_WAIT_S, TmuxSession, tmux_available
 
 CREDS = "q7Lm2Vx9Rt4Kp8Zw3Nc6Hb1"  # in .env under a name that says nothing
 OPENROUTER = "sk-or-v1-4f9a0c2e7b1d3f5a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d"

@@ -11,7 +11,15 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from tests.serve_support import ROOT, Served, free_port, open_tab, origin_of, token_of, workstations_of
+from tests.support.serve_support import (
+    ROOT,
+    Served,
+    free_port,
+    open_tab,
+    origin_of,
+    token_of,
+    workstations_of,
+)
 
 pytest.importorskip("textual_serve")
 

@@ -18,8 +18,8 @@ from engine.home import Home
 from engine.skills.install import Installer
 from engine.skills.library import SkillLibrary
 from engine.skills.tools import SkillTools
-from tests.fault_support import assert_clean_exit, hws
 from tests.security.skills_corpus import BENIGN, HOSTILE, Folder, build, skill_md
+from tests.support.fault_support import assert_clean_exit, hws
 
 STOPPED_AIM = 0.90
 REFUSED_AIM = 0.02

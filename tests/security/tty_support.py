@@ -16,7 +16,7 @@ import termios
 import time
 from pathlib import Path
 
-from tests.fault_support import HWS_TIMEOUT, hws_env
+from tests.support.fault_support import HWS_TIMEOUT, hws_env
 
 QUESTION = "Allow `"
 
