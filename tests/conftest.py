@@ -7,8 +7,13 @@ import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from engine.home import Home
+    from tests.support.tool_helpers import Bench
 
 # Times the panes draw (journal rows, the compression timeline) come out the same in every zone.
 os.environ["TZ"] = "UTC"
@@ -62,3 +67,28 @@ async def closing_benches() -> AsyncIterator[None]:
     from tests.support.tool_helpers import close_benches
 
     await close_benches()
+
+
+@pytest.fixture
+def home(hermes_home: Path) -> Home:
+    """The test's `$HERMES_HOME` with its folders made (memories/, skills/, ...)."""
+    from engine.home import Home
+
+    return Home.resolve(hermes_home).ensure()
+
+
+@pytest.fixture
+def bench(tmp_path: Path, hermes_home: Path) -> Bench:
+    """A tool bench with default settings: a project folder, the home, a context and the registry."""
+    from tests.support.tool_helpers import make_bench
+
+    return make_bench(tmp_path, hermes_home)
+
+
+@pytest.fixture
+def scripted(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The scripted model server playing the test module's `SCENARIO` (YAML text), stopped afterwards."""
+    from tests.support.tui_support import scripted_model
+
+    with scripted_model(tmp_path, request.module.SCENARIO) as model:
+        yield model

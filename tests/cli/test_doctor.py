@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import yaml
 
 from engine.cli.doctor import ERROR, OK, WARNING, Finding, run_checks, worst
@@ -17,11 +16,6 @@ from engine.home import Home
 from engine.model_server.server import ScriptedModelServer
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def home(hermes_home: Path) -> Home:
-    return Home.resolve(hermes_home).ensure()
 
 
 def findings(home: Home, area: str | None = None, endpoint: bool = False) -> list[Finding]:

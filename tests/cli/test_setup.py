@@ -38,11 +38,6 @@ future_section:
 """
 
 
-@pytest.fixture
-def home(hermes_home: Path) -> Home:
-    return Home.resolve(hermes_home).ensure()
-
-
 def hws(*args: str, home: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HERMES_HOME": str(home), "PYTHONPATH": str(ROOT)}
     return subprocess.run(

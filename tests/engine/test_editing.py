@@ -29,11 +29,6 @@ description: Deploy a static site with rsync.
 """
 
 
-@pytest.fixture
-def home(hermes_home: Path) -> Home:
-    return Home.resolve(hermes_home).ensure()
-
-
 def make_skill(home: Home, name: str = "deploy-static", text: str = SKILL) -> Path:
     result = SkillManager(SkillLibrary(home, load_config(home.root)), who="agent").run(
         {"action": "create", "name": name, "content": text, "category": "ops"}

@@ -13,11 +13,6 @@ from engine.home import Home
 from engine.storage.journal import Journal, JournalEntry, UnknownEntry, blob_hash
 
 
-@pytest.fixture
-def home(hermes_home: Path) -> Home:
-    return Home.resolve().ensure()
-
-
 def test_record_keeps_entry_and_both_contents(home: Home) -> None:
     journal = Journal(home)
     entry = journal.record(

@@ -19,11 +19,6 @@ ROOT = Path(__file__).resolve().parents[2]
 BLOCKED_PREFIX = "Blocked: content matches threat pattern"
 
 
-@pytest.fixture
-def home(hermes_home: Path) -> Home:
-    return Home.resolve().ensure()
-
-
 def small_limits(home: Home, memory: int = 200, user: int = 120) -> None:
     home.config_file.write_text(
         f"memory:\n  memory_char_limit: {memory}\n  user_char_limit: {user}\n", encoding="utf-8"

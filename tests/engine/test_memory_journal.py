@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from engine.home import Home
 from engine.memory.store import Memory
 from engine.storage.journal import Journal
-
-
-@pytest.fixture
-def home(hermes_home: Path) -> Home:
-    return Home.resolve().ensure()
 
 
 def read(home: Home, name: str = "USER.md") -> str:

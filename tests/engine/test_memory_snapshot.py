@@ -16,11 +16,6 @@ from engine.memory.store import Memory
 BAR = "═" * 46
 
 
-@pytest.fixture
-def home(hermes_home: Path) -> Home:
-    return Home.resolve().ensure()
-
-
 def test_block_format_matches_hermes(home: Home) -> None:
     memory = Memory(home)
     memory.tool_call({"action": "add", "target": "memory", "content": "Project uses uv"})

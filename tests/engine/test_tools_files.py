@@ -14,11 +14,6 @@ from tests.support.tool_helpers import Bench, make_bench, with_settings
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
 
 
-@pytest.fixture
-def bench(tmp_path: Path, hermes_home: Path) -> Bench:
-    return make_bench(tmp_path, hermes_home)
-
-
 def error_of(content: str) -> str:
     return str(json.loads(content)["error"])
 

@@ -24,11 +24,6 @@ pytestmark = pytest.mark.usefixtures("closing_benches")
 BUILTIN = ["todo", "read_file", "write_file", "patch", "search_files", "terminal", "process"]
 
 
-@pytest.fixture
-def bench(tmp_path: Path, hermes_home: Path) -> Bench:
-    return make_bench(tmp_path, hermes_home)
-
-
 # A stand-in for the thin wrappers other modules add (memory, skills, session_search): a few lines each.
 class NotesStore:
     def __init__(self) -> None:

@@ -3,18 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-import pytest
 
 from engine.tools.context import SessionState
 from engine.tools.todo import render
-from tests.support.tool_helpers import Bench, make_bench
-
-
-@pytest.fixture
-def bench(tmp_path: Path, hermes_home: Path) -> Bench:
-    return make_bench(tmp_path, hermes_home)
+from tests.support.tool_helpers import Bench
 
 
 async def test_add_update_complete_list(bench: Bench) -> None:

@@ -13,12 +13,7 @@ import pytest
 from engine.tools import paths, safe_open
 from engine.tools.context import Decision
 from engine.tools.errors import ToolError
-from tests.support.tool_helpers import Bench, make_bench
-
-
-@pytest.fixture
-def bench(tmp_path: Path, hermes_home: Path) -> Bench:
-    return make_bench(tmp_path, hermes_home)
+from tests.support.tool_helpers import Bench
 
 
 def swap_for_symlink(folder: Path, target: Path) -> None:

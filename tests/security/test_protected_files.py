@@ -5,16 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from engine.events import ApprovalNeeded
 from engine.tools.context import Decision
-from tests.support.tool_helpers import Bench, make_bench
-
-
-@pytest.fixture
-def bench(tmp_path: Path, hermes_home: Path) -> Bench:
-    return make_bench(tmp_path, hermes_home)
+from tests.support.tool_helpers import Bench
 
 
 async def test_soul_asks_with_its_diff_every_time_even_under_yolo(bench: Bench) -> None:

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.message import Message
 
 from tests.support.live_files_support import make_skill, wait_for, watching, write_in_place
@@ -19,7 +17,6 @@ from tests.support.tui_support import (
     make_app,
     make_scripted_app,
     say,
-    scripted_model,
     turn_done,
 )
 from widgets.memory_pane import clock_time
@@ -33,12 +30,6 @@ rules:
   - name: anything
     reply: {text: "You said {{last_user}}."}
 """
-
-
-@pytest.fixture
-def scripted(tmp_path: Path) -> Any:
-    with scripted_model(tmp_path, SCENARIO) as model:
-        yield model
 
 
 def outside_lines(memory: Any) -> list[str]:

@@ -10,7 +10,6 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.message import Message
 
 from engine.sessions.store import SessionStore
@@ -21,7 +20,6 @@ from tests.support.tui_support import (
     pause_until,
     say,
     screen_cells,
-    scripted_model,
     turn_done,
 )
 from tui.read_history import history_items
@@ -49,12 +47,6 @@ rules:
   - name: anything
     reply: {text: "You said {{last_user}}."}
 """
-
-
-@pytest.fixture
-def scripted(tmp_path: Path) -> Any:
-    with scripted_model(tmp_path, SCENARIO) as model:
-        yield model
 
 
 def screen_text(app: Any) -> list[str]:

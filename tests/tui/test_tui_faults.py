@@ -11,17 +11,14 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.message import Message
 
 from tests.support.tui_support import (
     agent_started,
     make_scripted_app,
     say,
-    scripted_model,
     turn_done,
 )
 from tui import messages
@@ -55,12 +52,6 @@ rules:
     fault: {{kind: empty}}
   - reply: {{text: "You said {{{{last_user}}}}."}}
 """
-
-
-@pytest.fixture
-def scripted(tmp_path: Path) -> Any:
-    with scripted_model(tmp_path, SCENARIO) as model:
-        yield model
 
 
 FAST_RETRIES = (

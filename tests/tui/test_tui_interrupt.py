@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.message import Message
 
 from engine import events
@@ -24,7 +23,6 @@ from tests.support.tui_support import (
     make_scripted_app,
     pause_until,
     say,
-    scripted_model,
     settle,
     turn_done,
 )
@@ -43,12 +41,6 @@ rules:
 """
 
 CONFIG = "review:\n  enabled: false\n"
-
-
-@pytest.fixture
-def scripted(tmp_path: Path) -> Any:
-    with scripted_model(tmp_path, SCENARIO) as model:
-        yield model
 
 
 def sleeping() -> bool:

@@ -21,7 +21,6 @@ from tests.support.tui_support import (
     make_scripted_app,
     pause_until,
     say,
-    scripted_model,
     settle,
     turn_done,
 )
@@ -50,12 +49,6 @@ display:
 review:
   enabled: false   # no background review in tests
 """
-
-
-@pytest.fixture
-def scripted(tmp_path: Path) -> Any:
-    with scripted_model(tmp_path, SCENARIO) as model:
-        yield model
 
 
 def config_text(model: Any) -> str:

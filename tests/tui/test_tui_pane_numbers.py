@@ -18,7 +18,6 @@ from tests.support.tui_support import (
     make_home,
     pause_until,
     say,
-    scripted_model,
     settle,
     turn_done,
 )
@@ -42,12 +41,6 @@ description: Write the release notes from the merged pull requests.
 
 Group the changes by area; one line each.
 """
-
-
-@pytest.fixture
-def scripted(tmp_path: Path) -> Any:
-    with scripted_model(tmp_path, SCENARIO) as model:
-        yield model
 
 
 def make_pane_app(model: Any) -> HwsApp:

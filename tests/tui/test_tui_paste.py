@@ -7,10 +7,8 @@ the app, which hands it to the focused widget.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import pytest
 from textual import events as textual_events
 from textual.message import Message
 
@@ -22,7 +20,6 @@ from tests.support.tui_support import (
     make_app,
     make_scripted_app,
     pause_until,
-    scripted_model,
     settle,
     turn_done,
 )
@@ -132,12 +129,6 @@ rules:
     reply: {text: "I see its start and its end."}
   - reply: {text: "You said {{last_user}}."}
 """
-
-
-@pytest.fixture
-def scripted(tmp_path: Path) -> Any:
-    with scripted_model(tmp_path, SCENARIO) as model:
-        yield model
 
 
 async def dialog_for_paste(pilot: Any, app: Any) -> OversizedScreen:

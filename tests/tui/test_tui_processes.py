@@ -4,10 +4,8 @@ block in the transcript, `⚙ N running` in the status bar, and the palette list
 from __future__ import annotations
 
 import secrets
-from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from textual.message import Message
 
@@ -17,7 +15,6 @@ from tests.support.tui_support import (
     make_scripted_app,
     pause_until,
     say,
-    scripted_model,
     turn_done,
 )
 from widgets.process_block import ProcessBlock
@@ -44,12 +41,6 @@ SCENARIO = yaml.safe_dump(
     }
 )
 CONFIG = "review:\n  enabled: false\nmemory:\n  flush_min_turns: 0\nterminal:\n  kill_grace: 0.5\n"
-
-
-@pytest.fixture
-def scripted(tmp_path: Path) -> Any:
-    with scripted_model(tmp_path, SCENARIO) as model:
-        yield model
 
 
 def blocks(app: Any) -> list[str]:

@@ -5,10 +5,8 @@ model gets next, and a branch goes on in a new session while the original stays 
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.message import Message
 
 from engine import events
@@ -21,7 +19,6 @@ from tests.support.tui_support import (
     make_scripted_app,
     pause_until,
     say,
-    scripted_model,
     settle,
     turn_done,
 )
@@ -39,12 +36,6 @@ rules:
   - name: echo
     reply: {text: "Answer to {{last_user}}"}
 """
-
-
-@pytest.fixture
-def scripted(tmp_path: Path) -> Any:
-    with scripted_model(tmp_path, SCENARIO) as model:
-        yield model
 
 
 def asked(model: Any) -> list[tuple[str, str]]:

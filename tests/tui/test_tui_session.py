@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.message import Message
 
 from tests.support.tui_support import (
@@ -20,7 +19,6 @@ from tests.support.tui_support import (
     make_scripted_app,
     pause_until,
     say,
-    scripted_model,
     turn_done,
 )
 from tui import messages
@@ -77,12 +75,6 @@ rules:
   - name: anything
     reply: {{text: "You said {{{{last_user}}}}."}}
 """
-
-
-@pytest.fixture
-def scripted(tmp_path: Path) -> Any:
-    with scripted_model(tmp_path, SCENARIO) as model:
-        yield model
 
 
 def make_app_on(model: Any) -> HwsApp:

@@ -15,7 +15,7 @@ from textual.message import Message
 
 from engine.config import load_config
 from tests.support.fault_support import assert_clean_exit, hws, stored_messages, write_config, write_scenario
-from tests.support.tui_support import make_home, pause_until, scripted_model, settle, turn_done
+from tests.support.tui_support import make_home, pause_until, settle, turn_done
 from tui.agent_port import AgentBuilder, with_overrides
 from tui.app import HwsApp
 from tui.catalogs import skill_catalog
@@ -37,12 +37,6 @@ model: scripted
 rules:
   - reply: {text: "On it."}
 """
-
-
-@pytest.fixture
-def scripted(tmp_path: Path) -> Any:
-    with scripted_model(tmp_path, SCENARIO) as model:
-        yield model
 
 
 def make_skill_app(model: Any) -> HwsApp:

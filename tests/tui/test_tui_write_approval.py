@@ -7,10 +7,8 @@ whole diff, and `/memory` and `/skills` do the same by id. Nothing reaches the f
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from textual.message import Message
 
@@ -19,7 +17,6 @@ from tests.support.tui_support import (
     make_scripted_app,
     pause_until,
     say,
-    scripted_model,
     turn_done,
 )
 from widgets.transcript_blocks import NoticeBlock
@@ -70,12 +67,6 @@ CONFIG = (
     "memory:\n  write_approval: true\n  flush_min_turns: 0\nskills:\n  write_approval: true\n"
     "review:\n  enabled: false\n"
 )
-
-
-@pytest.fixture
-def scripted(tmp_path: Path) -> Any:
-    with scripted_model(tmp_path, SCENARIO) as model:
-        yield model
 
 
 def notices(app: Any) -> list[str]:
