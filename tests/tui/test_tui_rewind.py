@@ -5,6 +5,7 @@ model gets next, and a branch goes on in a new session while the original stays 
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 from textual.message import Message
@@ -19,6 +20,7 @@ from tests.support.tui_support import (
     make_scripted_app,
     pause_until,
     say,
+    scripted_model,
     settle,
     turn_done,
 )
