@@ -304,9 +304,14 @@ class MemoryPane(Pane):
                     classes="memory-line -note",
                 )
             )
+        self.call_later(self._replace_files, box, lines)
+
+    async def _replace_files(self, box: MemoryFiles, lines: list[Static]) -> None:
+        """Swap the drawn lines for new ones, the old gone before the new arrive (no frame shows both);
+        queued, so readings that come quickly are drawn in their order."""
         with self.app.batch_update():
-            box.remove_children()
-            box.mount_all(lines)
+            await box.remove_children()
+            await box.mount_all(lines)
 
     def _changed_outside(self, file: MemoryFile) -> Content | None:
         """A line while the file's newest change, made outside hws (an editor, a script), is not in

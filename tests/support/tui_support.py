@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from engine.home import Home
 from tui.app import HwsApp
 
 SESSION = "20260101_120000_abc123"
+PATIENCE_S = 30.0  # how long a wait for the app holds on, at least, before a test fails
 
 
 class FixedClock:
@@ -137,13 +139,20 @@ async def settle(pilot: Any, app: HwsApp) -> None:
     await pilot.pause()
 
 
-async def pause_until(pilot: Any, condition: Callable[[], bool], rounds: int = 200) -> bool:
-    """Let the app process messages until `condition` holds (no clock: each round waits for idle)."""
-    for _ in range(rounds):
-        if condition():
-            return True
-        await pilot.pause()
-    return condition()
+async def pause_until(
+    pilot: Any, condition: Callable[[], bool], rounds: int = 200, patience_s: float = PATIENCE_S
+) -> bool:
+    """Let the app process messages until `condition` holds: each round waits for idle, and a wait
+    never gives up before `patience_s` of wall time either (a thread worker on a loaded machine can
+    outlast many idle rounds). Only a failing wait ever takes that long."""
+    started = time.monotonic()
+    done = 0
+    while not condition():
+        if done >= rounds and time.monotonic() - started >= patience_s:
+            return condition()
+        await pilot.pause(None if done < rounds else 0.05)
+        done += 1
+    return True
 
 
 async def seed_sessions(
