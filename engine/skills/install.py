@@ -234,7 +234,7 @@ class Installer:
                         "use --force to replace it (the old one is archived and stays in the history)."
                     )
                     return InstallOutcome(report, Decision("block", message), False, message)
-                replaced = self._retire(existing.skill_dir, name, tag)
+                replaced = self.retire(existing.skill_dir, name, tag)
                 target = existing.skill_dir if not category else target
             elif target.exists():
                 message = f"{target} already exists and is not a skill; move it aside first."
@@ -254,7 +254,7 @@ class Installer:
         shown = target.relative_to(self.home.root)
         return InstallOutcome(report, decision, True, f"Skill '{name}' installed at {shown}.", target)
 
-    def _retire(self, folder: Path, name: str, tag: str) -> dict[str, str | None]:
+    def retire(self, folder: Path, name: str, tag: str) -> dict[str, str | None]:
         """Archive a skill about to be replaced, journaling each of its files as deleted."""
         old = {
             self.history.rel(p): read_for_journal(p)
