@@ -265,6 +265,8 @@ class Installer:
             summary = f"replaced by install (change {tag})"
             self.history.record(name, self.home.root / rel, "delete", self.who, text, None, summary)
         archive = self.home.skills / ".archive" / f"{name}.{time.strftime('%Y%m%dT%H%M%S')}"
+        if archive.exists():  # a second retirement within the same second
+            archive = archive.with_name(f"{archive.name}.{secrets.token_hex(2)}")
         archive.parent.mkdir(parents=True, exist_ok=True)
         os.replace(folder, archive)
         return old

@@ -93,9 +93,8 @@ class GitSource(Source):
         for folder in _skill_folders(root):
             rel = folder.relative_to(checkout).as_posix()
             name, description, tags = describe(folder, folder.name)
-            category = folder.parent.relative_to(root).as_posix() if folder != root else "."
             skill = HubSkill(name, description, self.parsed.kind, self.identifier(rel), self.trust, tags)
-            found.append(replace(skill, category=category.strip("."), tap=self.spec))
+            found.append(replace(skill, category=_category(root, folder), tap=self.spec))
         return sorted(found, key=lambda s: (s.category, s.name))
 
     def fetch(self, identifier: str, work: Path) -> Fetched:
@@ -124,3 +123,11 @@ def _skill_folders(root: Path) -> list[Path]:
             continue
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith((".", "_")))
     return found
+
+
+def _category(root: Path, folder: Path) -> str:
+    """The category folder a skill sits in (Hermes' `skills/<category>/<name>`), "" when flat."""
+    if folder == root:
+        return ""
+    parts = [p for p in folder.parent.relative_to(root).parts if p not in (".", "skills")]
+    return parts[-1] if parts else ""
