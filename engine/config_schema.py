@@ -234,7 +234,9 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             "https://github.com", "Where `owner/repo` sources are cloned from (`<url>/<owner>/<repo>.git`)."
         ),
         "hub_cache_ttl": S(
-            3600, "Seconds a cloned tap or fetched index is reused by search and browse before asking again.", 0
+            3600,
+            "Seconds a cloned tap or fetched index is reused by search and browse before asking again.",
+            0,
         ),
         "hub_fetch_timeout": S(30, "Seconds one clone or download of the skills hub may take.", 1),
         "hub_fetch_max_mb": S(20, "Largest download (index, file or archive) of the skills hub, in MiB.", 1),

@@ -53,9 +53,7 @@ def register(sub: Any) -> None:
     p = commands.add_parser(
         "install", help="install a skill folder, or one from the hub, through quarantine and the guard"
     )
-    p.add_argument(
-        "path", help="a skill folder, a skill's name in the taps, or a source holding one skill"
-    )
+    p.add_argument("path", help="a skill folder, a skill's name in the taps, or a source holding one skill")
     p.add_argument("--category", default="", help="install under this category folder")
     p.add_argument(
         "--trust", choices=("community", "trusted"), default="community", help="for a local folder"

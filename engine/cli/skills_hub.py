@@ -153,8 +153,9 @@ def run_hub_install(args: argparse.Namespace) -> int:
     except (SourceError, HubError, InstallError) as exc:
         _hub_failure(exc)
     if args.json:
-        print_json({**outcome.report.as_dict(args.force), "installed": outcome.installed,
-                    "message": outcome.message})
+        print_json(
+            {**outcome.report.as_dict(args.force), "installed": outcome.installed, "message": outcome.message}
+        )
     else:
         print(outcome.report.format(args.force))
         print(outcome.message)

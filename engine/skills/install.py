@@ -290,4 +290,4 @@ class Installer:
 
 
 def _blocked_extra(report: GuardReport) -> str:
-    return report.refused_by_review and "refused_by_review" or f"{len(report.findings)}_findings"
+    return (report.refused_by_review and "refused_by_review") or f"{len(report.findings)}_findings"

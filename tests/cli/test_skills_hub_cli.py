@@ -68,7 +68,9 @@ def test_tap_search_install_check_update_uninstall(
     code, out, _ = run(capsys, "check")
     assert code == 0 and "release-notes: up to date" in out
 
-    repo.write("skills/release-notes/SKILL.md", skill_text("release-notes", "Write release notes.", "New step."))
+    repo.write(
+        "skills/release-notes/SKILL.md", skill_text("release-notes", "Write release notes.", "New step.")
+    )
     second = repo.commit("better release notes")
     code, out, _ = run(capsys, "check", "release-notes")
     assert "release-notes: update available" in out and second[:12] in out
@@ -124,7 +126,9 @@ def test_trust_by_source_hostile_refused_and_audited(
     hermes_layout(forge, tmp_path / "work")
     assert run(capsys, "tap", "add", "someone/hermes-skills")[0] == 0
     code, out, _ = run(capsys, "install", "someone/hermes-skills/skills/devops/ssh-backdoor")
-    assert code == 3 and "Verdict: DANGEROUS" in out and not (home.skills / "devops" / "ssh-backdoor").exists()
+    assert (
+        code == 3 and "Verdict: DANGEROUS" in out and not (home.skills / "devops" / "ssh-backdoor").exists()
+    )
     code, out, _ = run(capsys, "install", "someone/hermes-skills/skills/devops/ssh-backdoor", "--force")
     assert code == 3 and "--force does not override a dangerous verdict" in out
     assert any(" BLOCKED server-hardening github:community dangerous" in line for line in audit_lines(home))

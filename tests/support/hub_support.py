@@ -18,7 +18,15 @@ from pathlib import Path
 
 from tests.support.skills_support import MALICIOUS, PUBLIC, skill_text
 
-GIT = ["git", "-c", "user.name=Tester", "-c", "user.email=tester@example.org", "-c", "init.defaultBranch=main"]
+GIT = [
+    "git",
+    "-c",
+    "user.name=Tester",
+    "-c",
+    "user.email=tester@example.org",
+    "-c",
+    "init.defaultBranch=main",
+]
 
 
 def git(*args: str, cwd: Path) -> str:
@@ -116,7 +124,7 @@ def well_known_site(root: Path, skills: dict[str, Path]) -> None:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         return
 
 

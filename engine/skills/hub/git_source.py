@@ -29,9 +29,13 @@ def _git(args: list[str], timeout: float, cwd: Path | None = None) -> str:
             ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
         )
     except FileNotFoundError as exc:
-        raise SourceError("The `git` command is not installed; the skills hub needs it for git sources.") from exc
+        raise SourceError(
+            "The `git` command is not installed; the skills hub needs it for git sources."
+        ) from exc
     except subprocess.TimeoutExpired as exc:
-        raise SourceError(f"git {args[0]} took longer than {timeout:.0f} s (skills.hub_fetch_timeout).") from exc
+        raise SourceError(
+            f"git {args[0]} took longer than {timeout:.0f} s (skills.hub_fetch_timeout)."
+        ) from exc
     if done.returncode != 0:
         detail = (done.stderr.strip().splitlines() or ["no message"])[-1]
         raise SourceError(f"git {args[0]} failed: {detail}")

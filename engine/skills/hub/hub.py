@@ -160,15 +160,15 @@ class SkillsHub:
         with self._fetch_from(self.open(skill.tap or skill.identifier), skill) as got:
             yield got
 
-    def install(self, target: str | HubSkill, category: str | None = None, force: bool = False) -> InstallOutcome:
+    def install(
+        self, target: str | HubSkill, category: str | None = None, force: bool = False
+    ) -> InstallOutcome:
         """Fetch, then quarantine → guard → trust policy → move; refused when the name is taken."""
         skill = self.resolve(target) if isinstance(target, str) else target
         with self.fetched(skill) as got:
             origin = Origin(skill.source, skill.identifier, _metadata(got, skill))
             where = skill.category if category is None else category
-            return self.installer.install(
-                got.folder, where, skill.trust, force, origin=origin, replace=False
-            )
+            return self.installer.install(got.folder, where, skill.trust, force, origin=origin, replace=False)
 
     # check, update, uninstall
 
@@ -267,15 +267,24 @@ class SkillsHub:
         """Remove a hub skill (archived, each file recorded in its history) and its lock entry."""
         entry = self.lock.get(name)
         if entry is None:
-            raise HubError(f"'{name}' was not installed from the hub or a folder (no lock entry); not removed.")
+            raise HubError(
+                f"'{name}' was not installed from the hub or a folder (no lock entry); not removed."
+            )
         folder = self.folder_of(name, entry)
         if folder.is_dir():
             self._keep_local_edits(name, folder)
             with SkillManager(self.library, "user", self.installer.history).lock():
                 self.installer.retire(folder, name, new_change_id())
         self.lock.remove(name)
-        audit(self.hub, "UNINSTALL", name, str(entry.get("source")), str(entry.get("trust_level")), "n/a",
-              "user_request")
+        audit(
+            self.hub,
+            "UNINSTALL",
+            name,
+            str(entry.get("source")),
+            str(entry.get("trust_level")),
+            "n/a",
+            "user_request",
+        )
         return f"Uninstalled '{name}' from skills/{entry.get('install_path')} (kept in skills/.archive/)."
 
 

@@ -101,7 +101,9 @@ class TapFile:
         def change(data: dict[str, Any]) -> int:
             taps = [t for t in data.get("taps", []) if isinstance(t, dict)]
             kept = [
-                t for t in taps if not (t.get("repo") == repo and (path is None or _path(t) == path.strip("/")))
+                t
+                for t in taps
+                if not (t.get("repo") == repo and (path is None or _path(t) == path.strip("/")))
             ]
             data["taps"] = kept
             return len(taps) - len(kept)

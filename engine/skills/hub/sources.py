@@ -68,7 +68,7 @@ def source_of_entry(entry: dict[str, Any], settings: SourceSettings) -> Source:
     meta = entry.get("metadata") if isinstance(entry.get("metadata"), dict) else {}
     ref = str(meta.get("ref") or "")
     if kind == "github":
-        owner, repo, *_rest = identifier.split("/") + ["", ""]
+        owner, repo, *_rest = [*identifier.split("/"), "", ""]
         return open_spec(SourceSpec("github", f"{owner}/{repo}", "", ref, f"{owner}/{repo}"), settings)
     if kind == "git":
         url = str(meta.get("repo_url") or identifier.rsplit("#", 1)[0])
@@ -78,4 +78,6 @@ def source_of_entry(entry: dict[str, Any], settings: SourceSettings) -> Source:
         return open_spec(SourceSpec("well-known", f"{base}/index.json", text=base), settings)
     if kind == "url":
         return open_spec(SourceSpec("url", identifier, text=identifier), settings)
-    raise SourceError(f"Skills from the source {kind!r} cannot be checked by hws (not a hub source it reads).")
+    raise SourceError(
+        f"Skills from the source {kind!r} cannot be checked by hws (not a hub source it reads)."
+    )
