@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.skills.guard import content_hash
+from engine.skills.guard import GuardReport, content_hash, scan_folder
 from engine.skills.history import new_change_id
 from engine.skills.hub.diff import folder_diff
 from engine.skills.hub.model import Fetched, HubSkill, Source, SourceError
@@ -60,6 +60,16 @@ class UpdateResult:
     message: str
     diff: str = ""
     outcome: InstallOutcome | None = None
+
+
+@dataclass
+class Preview:
+    """A hub skill as the hub screen shows it before install."""
+
+    skill: HubSkill
+    text: str
+    files: list[str]
+    report: GuardReport
 
 
 def tap_spec(tap: dict[str, Any]) -> str:
@@ -159,6 +169,14 @@ class SkillsHub:
         """The skill's files in a fresh folder under `.hub/quarantine/`, removed afterwards."""
         with self._fetch_from(self.open(skill.tap or skill.identifier), skill) as got:
             yield got
+
+    def preview(self, skill: HubSkill) -> Preview:
+        """The skill's SKILL.md, its files and the guard's report, fetched into quarantine, not installed."""
+        with self.fetched(skill) as got:
+            report = scan_folder(got.folder, skill.name, skill.source, skill.trust)
+            files = sorted(p.relative_to(got.folder).as_posix() for p in got.folder.rglob("*") if p.is_file())
+            text = (got.folder / "SKILL.md").read_text(encoding="utf-8", errors="replace")
+        return Preview(skill, text, files, report)
 
     def install(
         self, target: str | HubSkill, category: str | None = None, force: bool = False
