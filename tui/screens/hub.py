@@ -151,7 +151,10 @@ class HubScreen(ModalScreen[str | None]):
         lines = [
             f"{preview.skill.name}  ·  {preview.skill.trust}  ·  {preview.skill.identifier}",
             f"guard: {preview.report.verdict.upper()}  ·  {decision.label}: {decision.reason}",
-            *[f"  {f.severity.upper()} {f.category} {f.file}:{f.line}" for f in preview.report.sorted_findings()],
+            *[
+                f"  {f.severity.upper()} {f.category} {f.file}:{f.line}"
+                for f in preview.report.sorted_findings()
+            ],
             f"files: {', '.join(preview.files)}",
             "",
             *preview.text.splitlines()[:TEXT_LINES],
