@@ -38,20 +38,32 @@ pytestmark = pytest.mark.skipif(
     "hermes-agent==0.19.0, or make .hermes-venv/ (.ci/run tries to)",
 )
 
-# Hermes installs a skill the way `hermes skills install` does after fetching it, and adds a tap.
+# Hermes installs skills the way `hermes skills install` does after fetching them, and adds a tap.
 HERMES_INSTALLS = """
 import sys
 from pathlib import Path
-from tools.skills_hub import (SkillBundle, TapsManager, install_from_quarantine, quarantine_bundle,
-                              append_audit_log)
+from tools.skills_hub import SkillBundle, TapsManager, install_from_quarantine, quarantine_bundle
 from tools.skills_guard import scan_skill
-text = Path(sys.argv[1]).read_text()
-bundle = SkillBundle(name="release-notes", files={"SKILL.md": text}, source="github",
-                     identifier="anthropics/skills/skills/release-notes", trust_level="trusted")
-q = quarantine_bundle(bundle)
-install_from_quarantine(q, "release-notes", "writing", bundle, scan_skill(q, source=bundle.identifier))
+for folder, category in zip(sys.argv[1::2], sys.argv[2::2]):
+    folder = Path(folder)
+    files = {p.relative_to(folder).as_posix(): p.read_text() for p in folder.rglob("*") if p.is_file()}
+    bundle = SkillBundle(name=folder.name, files=files, source="github",
+                         identifier=f"anthropics/skills/skills/{folder.name}", trust_level="trusted")
+    q = quarantine_bundle(bundle)
+    install_from_quarantine(q, folder.name, category, bundle, scan_skill(q, source=bundle.identifier))
 TapsManager().add("anthropics/skills", "skills/")
 """
+
+# A skill in nested folders whose names sort differently as whole strings and part by part
+# ("a/b.md" before "a-b.md" before "a.md"), so both tools must agree on the order of files.
+NESTED = {
+    "skills/nested-notes/SKILL.md": "---\nname: nested-notes\ndescription: Notes kept in folders. "
+    "Use for notes.\n---\n\nRead references/a.md first.\n",
+    "skills/nested-notes/references/a.md": "# A\n\nThe first page.\n",
+    "skills/nested-notes/references/a-b.md": "# A-B\n\nBetween.\n",
+    "skills/nested-notes/references/a/b.md": "# A/B\n\nInside a folder.\n",
+    "skills/nested-notes/templates/deep/er/note.md": "# Note\n",
+}
 
 # What Hermes makes of hws' files: its lock entries, its taps, each folder's hash, then an uninstall.
 HERMES_READS = """
@@ -93,12 +105,18 @@ def test_hws_reads_and_updates_what_hermes_installed(
     forge = tmp_path / "forge"
     home.config_file.write_text(hub_config(forge), encoding="utf-8")
     repo = anthropic_layout(forge, tmp_path / "work")
-    peer(HERMES_INSTALLS, home, str(repo.work / "skills" / "release-notes" / "SKILL.md"))
+    for rel, text in NESTED.items():
+        repo.write(rel, text)
+    repo.commit("nested")
+    skills = repo.work / "skills"
+    peer(HERMES_INSTALLS, home, str(skills / "release-notes"), "writing", str(skills / "nested-notes"), "")
     assert (home.skills / "writing" / "release-notes" / "SKILL.md").is_file()
+    assert (home.skills / "nested-notes" / "references" / "a" / "b.md").is_file()
 
     assert "anthropics/skills/skills" in run(capsys, "tap", "list")[1]
     code, out = run(capsys, "check")
     assert code == 0 and "release-notes: up to date" in out and "edited locally" not in out
+    assert "nested-notes: up to date" in out
     assert "release-notes" in run(capsys, "search", "release")[1]
     repo.write("skills/release-notes/SKILL.md", "---\nname: release-notes\ndescription: New.\n---\nNew.\n")
     repo.commit("second")
@@ -115,17 +133,21 @@ def test_hermes_reads_the_lock_and_taps_hws_writes(
 ) -> None:
     forge = tmp_path / "forge"
     home.config_file.write_text(hub_config(forge), encoding="utf-8")
-    anthropic_layout(forge, tmp_path / "work")
+    repo = anthropic_layout(forge, tmp_path / "work")
+    for rel, text in NESTED.items():
+        repo.write(rel, text)
+    repo.commit("nested")
     assert run(capsys, "tap", "add", "anthropics/skills/skills")[0] == 0
     assert run(capsys, "install", "release-notes")[0] == 0
     assert run(capsys, "install", "pdf", "--category", "documents")[0] == 0
+    assert run(capsys, "install", "nested-notes")[0] == 0
     seen = json.loads(peer(HERMES_READS, home))
     assert seen["taps"] == [{"repo": "anthropics/skills", "path": "skills/"}]
-    for name in ("release-notes", "pdf"):
+    for name in ("release-notes", "pdf", "nested-notes"):
         entry = seen["installed"][name]
         assert entry["source"] == "github" and entry["trust_level"] == "trusted"
         assert entry["hash_now"] == entry["content_hash"]  # Hermes sees the skill as installed
     assert seen["installed"]["pdf"]["install_path"] == "documents/pdf"
     assert seen["uninstall"][0] is True and not (home.skills / "release-notes").exists()
     lock = json.loads((home.skills / ".hub" / "lock.json").read_text(encoding="utf-8"))
-    assert list(lock["installed"]) == ["pdf"]
+    assert list(lock["installed"]) == ["pdf", "nested-notes"]

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.skills.guard import GuardReport, content_hash, scan_folder
+from engine.skills.fingerprint import content_hash
+from engine.skills.guard import GuardReport, scan_folder
 from engine.skills.history import new_change_id
 from engine.skills.hub.diff import folder_diff
 from engine.skills.hub.model import Fetched, HubSkill, Source, SourceError
