@@ -216,6 +216,30 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         ),
         "install_max_files": S(2000, "Files a folder may hold for `hws skills install` to copy it.", 1),
         "install_max_mb": S(50, "Size in MiB a folder may have for `hws skills install` to copy it.", 1),
+        "hub_default_taps": S(
+            [
+                "openai/skills/skills/.curated",
+                "openai/skills/skills/.system",
+                "anthropics/skills/skills",
+                "huggingface/skills/skills",
+                "NVIDIA/skills/skills",
+            ],
+            "Sources the skills hub searches besides the taps in skills/.hub/taps.json (Hermes' defaults).",
+        ),
+        "hub_trusted_repos": S(
+            ["openai/skills", "anthropics/skills", "huggingface/skills", "NVIDIA/skills"],
+            "GitHub repositories whose skills install as `trusted` (a caution verdict is allowed).",
+        ),
+        "hub_github_url": S(
+            "https://github.com", "Where `owner/repo` sources are cloned from (`<url>/<owner>/<repo>.git`)."
+        ),
+        "hub_cache_ttl": S(
+            3600,
+            "Seconds a cloned tap or fetched index is reused by search and browse before asking again.",
+            0,
+        ),
+        "hub_fetch_timeout": S(30, "Seconds one clone or download of the skills hub may take.", 1),
+        "hub_fetch_max_mb": S(20, "Largest download (index, file or archive) of the skills hub, in MiB.", 1),
     },
     "sessions": {
         "search_limit": S(3, "Sessions returned by session_search when the model gives no limit.", 1, 10),

@@ -41,6 +41,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("sessions", "browse and search past sessions"),
     SlashCommand("title", "name this session (no name: say its title)", args="[name]"),
     SlashCommand("mcp", "the MCP servers: state, tools, schema tokens; turn one on or off"),
+    SlashCommand("hub", "the skills hub: search the taps, read a skill and its guard verdict, install"),
     SlashCommand("reload-mcp", "apply config.yaml's mcp_servers from the next model call"),
     SlashCommand("edit", "edit files side by side (SOUL.md, memory, skills)", args="[file] [file]"),
     SlashCommand("identity", "SOUL.md and USER.md beside what the provider observed"),
@@ -161,8 +162,19 @@ class SlashCommands:
             self.app.push_screen(screen, lambda said: self._say(said) if said else None)
         elif name == "mcp":
             self.mcp.open_screen()
+        elif name == "hub":
+            self.open_hub()
         elif name == "reload-mcp":
             self.mcp.reload_command()
+
+    def open_hub(self) -> None:
+        """`/hub`: the skills hub screen; an install is said in the transcript when it closes."""
+        from engine.skills.hub.hub import SkillsHub
+        from engine.skills.library import SkillLibrary
+        from tui.screens.hub import HubScreen
+
+        hub = SkillsHub(SkillLibrary(self.app.home, self.app.config))
+        self.app.push_screen(HubScreen(hub), lambda said: self._say(said) if said else None)
 
     def _say(self, text: str, level: str = "info", icon: str = "·") -> None:
         self.app.main_screen.post_message(messages.Notice(text, level, icon))

@@ -1,5 +1,6 @@
 """`hws skills`: list, view, index, history, restore, install and scan skills from the shell; pending,
-approve, reject and diff for the writes `skills.write_approval` holds back."""
+approve, reject and diff for the writes `skills.write_approval` holds back; the hub's commands
+(engine/cli/skills_hub.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 from engine.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, fail, open_home, print_json
 from engine.cli.pending_actions import add_pending_actions
+from engine.cli.skills_hub import add_hub_commands, is_hub_source, run_hub_install
 
 EXIT_DANGEROUS = 3
 SCAN_EXIT = {"safe": EXIT_OK, "caution": EXIT_REFUSED, "dangerous": EXIT_DANGEROUS}
@@ -48,10 +50,14 @@ def register(sub: Any) -> None:
     p.add_argument("--before", action="store_true", help="restore the state just before that version")
     p.set_defaults(handler=run_restore)
 
-    p = commands.add_parser("install", help="scan a skill folder in quarantine and install it if allowed")
-    p.add_argument("path")
+    p = commands.add_parser(
+        "install", help="install a skill folder, or one from the hub, through quarantine and the guard"
+    )
+    p.add_argument("path", help="a skill folder, a skill's name in the taps, or a source holding one skill")
     p.add_argument("--category", default="", help="install under this category folder")
-    p.add_argument("--trust", choices=("community", "trusted"), default="community")
+    p.add_argument(
+        "--trust", choices=("community", "trusted"), default="community", help="for a local folder"
+    )
     p.add_argument("--force", action="store_true", help="install despite a caution verdict, or replace")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(handler=run_install)
@@ -65,6 +71,7 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=run_scan)
 
     add_pending_actions(commands, "skills", with_diff=True)
+    add_hub_commands(commands)
 
 
 def _library(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -274,6 +281,8 @@ def _install_review(library: Any) -> Any:
 def run_install(args: argparse.Namespace) -> int:
     from engine.skills.install import Installer, InstallError
 
+    if is_hub_source(args.path):
+        return run_hub_install(args)
     library = _library(args)
     review = _install_review(library) if library.config.security.aux_review else None
     try:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import fnmatch
-import hashlib
 import os
 import stat
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.skills import frontmatter as fm
+from engine.skills.fingerprint import content_hash
 from engine.skills.guard_content import (
     MATCH_CHARS,
     SEVERITY_RANK,
@@ -372,8 +372,8 @@ def special_kind(mode: int) -> str:
     return next((kind for test, kind in _SPECIAL_KINDS if test(mode)), "")
 
 
-def _walk(folder: Path, report: GuardReport, limits: GuardLimits, hasher: Any) -> _Walk:
-    """Judge the structure of every entry and collect the text files, hashing everything on the way.
+def _walk(folder: Path, report: GuardReport, limits: GuardLimits) -> _Walk:
+    """Judge the structure of every entry and collect the text files.
 
     Nothing here can stop the scan: a symlink loop, a FIFO, a device or an unreadable file is a
     finding, and a file name with control characters is reported (escaped) rather than printed.
@@ -423,14 +423,13 @@ def _walk(folder: Path, report: GuardReport, limits: GuardLimits, hasher: Any) -
                 )
                 continue
             if stat.S_ISLNK(info.st_mode):
-                _judge_link(path, rel, base, report, hasher)
+                _judge_link(path, rel, base, report)
                 continue
             if stat.S_ISREG(info.st_mode):
-                _judge_file(path, rel, info, report, limits, hasher, patterns, walk)
+                _judge_file(path, rel, info, report, limits, patterns, walk)
                 continue
             kind = special_kind(info.st_mode)
             if kind:
-                hasher.update(rel.encode() + b"\0" + kind.encode())
                 _structural(
                     report,
                     "special_file",
@@ -443,12 +442,11 @@ def _walk(folder: Path, report: GuardReport, limits: GuardLimits, hasher: Any) -
     return walk
 
 
-def _judge_link(path: Path, rel: str, base: Path, report: GuardReport, hasher: Any) -> None:
+def _judge_link(path: Path, rel: str, base: Path, report: GuardReport) -> None:
     try:
         target = os.readlink(path)
     except OSError:
         target = "?"
-    hasher.update(rel.encode() + b"\0" + target.encode("utf-8", "surrogateescape"))
     shown = f"-> {printable(target)}"
     try:
         resolved = path.resolve(strict=True)
@@ -484,7 +482,6 @@ def _judge_file(
     info: os.stat_result,
     report: GuardReport,
     limits: GuardLimits,
-    hasher: Any,
     patterns: list[str],
     walk: _Walk,
 ) -> None:
@@ -515,7 +512,6 @@ def _judge_file(
         with open(path, "rb") as handle:  # a regular file (lstat said so): opening it cannot block
             data = handle.read() if info.st_size <= SCAN_MAX_BYTES else handle.read(4096)
     except OSError as exc:
-        hasher.update(rel.encode() + b"\0")
         _structural(
             report,
             "unreadable_file",
@@ -541,7 +537,6 @@ def _judge_file(
         walk.binaries.append((rel, kind))
     if info.st_size > SCAN_MAX_BYTES:
         data = b""
-    hasher.update(rel.encode() + b"\0" + data)
     if not data or ext in BINARY_EXEC_EXTS or kind:
         return
     if rel != "SKILL.md" and _ignored(rel, patterns) and not (ext in SCRIPT_EXTS or info.st_mode & 0o111):
@@ -600,7 +595,6 @@ def scan_folder(
     limits = limits or GuardLimits()
     folder = Path(folder)
     report = GuardReport(name or folder.name, source, trust)
-    hasher = hashlib.sha256()
     if not (folder / "SKILL.md").is_file():
         _structural(
             report,
@@ -611,7 +605,7 @@ def scan_folder(
             "no SKILL.md",
             "the folder has no SKILL.md",
         )
-    walk = _walk(folder, report, limits, hasher)
+    walk = _walk(folder, report, limits)
     _judge_binaries(walk, report)
     triggers = present_triggers([text for _rel, _ext, text in walk.texts])  # one vocabulary per folder
     prose: list[tuple[str, str]] = []
@@ -662,11 +656,6 @@ def scan_folder(
             f"{walk.total_bytes:,} bytes",
             f"more than {limits.max_total_bytes // 1024:,} KiB in all",
         )
-    report.content_hash = "sha256:" + hasher.hexdigest()[:16]
+    report.content_hash = content_hash(folder)
     report.elapsed_ms = (time.perf_counter() - started) * 1000
     return report
-
-
-def content_hash(folder: Path) -> str:
-    """Hermes' skill fingerprint: sha256 over (relative path, NUL, bytes) of each file, 16 hex digits."""
-    return scan_folder(folder).content_hash

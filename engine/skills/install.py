@@ -6,15 +6,13 @@ level, verdict and content hash, and every step is appended to `skills/.hub/audi
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from engine.skills import frontmatter as fm
 from engine.skills.discovery import SKILL_FILE, read_head
@@ -29,10 +27,9 @@ from engine.skills.guard import (
     special_kind,
 )
 from engine.skills.history import SkillHistory, new_change_id, read_for_journal
+from engine.skills.hub.records import HubLock, audit
 from engine.skills.library import SkillLibrary
 from engine.skills.manage import SkillManager
-from engine.skills.usage import now_iso
-from engine.storage.atomic import atomic_write_text, file_lock
 from engine.text.printable import printable
 from engine.threats.redact import home_redactor
 
@@ -70,6 +67,15 @@ def _copy_skip(folder: str, names: list[str]) -> set[str]:
 
 class InstallError(Exception):
     """The folder cannot be installed at all (not a skill, too big, bad name); the message says why."""
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an installed skill came from, as its lock entry records it (Hermes' source ids)."""
+
+    source: str  # local | github | git | well-known | url
+    identifier: str
+    metadata: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -141,9 +147,15 @@ class Installer:
         trust: str = "community",
         force: bool = False,
         review: Callable[[GuardReport, Path], str | None] | None = None,
+        *,
+        origin: Origin | None = None,
+        replace: bool | None = None,
     ) -> InstallOutcome:
         """Copy into quarantine, scan, and place the skill if the policy (and `review`, when given, for
-        a report with uncertain findings) allows it."""
+        a report with uncertain findings) allows it.
+
+        `origin` is what the lock entry records (a local folder when not given); `replace` lets an
+        existing skill of that name be replaced (by default only with `force`)."""
         source = Path(source).expanduser()
         if not source.is_dir():
             raise InstallError(f"{source} is not a folder; give the path of a skill folder holding SKILL.md.")
@@ -155,13 +167,15 @@ class Installer:
                 raise InstallError(problem)
         _measure(source, int(self.settings.install_max_files), int(self.settings.install_max_mb) * 2**20)
         name = skill_name_of(source)
+        origin = origin or Origin("local", str(source.resolve()))
         quarantine = self.hub / "quarantine" / f"{name}-{secrets.token_hex(4)}"
         quarantine.parent.mkdir(parents=True, exist_ok=True)
         specials = special_entries(source)
         shutil.copytree(source, quarantine, symlinks=True, ignore=_copy_skip)
         try:
             self._refuse_secrets(quarantine, name)
-            report = scan_folder(quarantine, name, "local", trust, GuardLimits.from_config(self.settings))
+            limits = GuardLimits.from_config(self.settings)
+            report = scan_folder(quarantine, name, origin.source, trust, limits)
             report.findings += [
                 GuardFinding(
                     "special_file", "structure", HIGH, printable(rel), kind, f"{kind}; it was not copied"
@@ -173,11 +187,12 @@ class Installer:
                 report.refused_by_review = review(report, quarantine) or ""
                 decision = report.decision(force)
             if decision.action != ALLOW:
-                self._audit("refused", name, report, decision, source)
+                audit(self.hub, "BLOCKED", name, origin.source, trust, report.verdict, _blocked_extra(report))
                 return InstallOutcome(
                     report, decision, False, f"Skill '{name}' was not installed: {decision.reason}"
                 )
-            return self._place(quarantine, source, name, category, report, decision, force)
+            replacing = force if replace is None else replace
+            return self._place(quarantine, origin, name, category, report, decision, replacing)
         finally:
             shutil.rmtree(quarantine, ignore_errors=True)
 
@@ -199,12 +214,12 @@ class Installer:
     def _place(
         self,
         quarantine: Path,
-        source: Path,
+        origin: Origin,
         name: str,
         category: str,
         report: GuardReport,
         decision: Decision,
-        force: bool,
+        replacing: bool,
     ) -> InstallOutcome:
         manager = SkillManager(self.library, self.who, self.history)
         with manager.lock():
@@ -213,13 +228,13 @@ class Installer:
             target = self.home.skills / category / name if category else self.home.skills / name
             replaced = None
             if existing is not None and not existing.read_only:
-                if not force:
+                if not replacing:
                     message = (
                         f"A skill named '{name}' already exists at {existing.skill_dir}; "
                         "use --force to replace it (the old one is archived and stays in the history)."
                     )
                     return InstallOutcome(report, Decision("block", message), False, message)
-                replaced = self._retire(existing.skill_dir, name, tag)
+                replaced = self.retire(existing.skill_dir, name, tag)
                 target = existing.skill_dir if not category else target
             elif target.exists():
                 message = f"{target} already exists and is not a skill; move it aside first."
@@ -231,14 +246,15 @@ class Installer:
                 after = read_for_journal(path)
                 before = replaced.get(self.history.rel(path)) if replaced else None
                 if after != before:
-                    summary = f"installed from {source.resolve()} (change {tag})"
+                    summary = f"installed from {origin.identifier} (change {tag})"
                     self.history.record(name, path, "install", self.who, before, after, summary)
-            self._lock_entry(name, source, target, report, files)
-        self._audit("installed", name, report, decision, source)
+            self._lock_entry(name, origin, target, report, files)
+        action = "UPDATE" if replaced is not None else "INSTALL"
+        audit(self.hub, action, name, origin.source, report.trust, report.verdict, report.content_hash)
         shown = target.relative_to(self.home.root)
         return InstallOutcome(report, decision, True, f"Skill '{name}' installed at {shown}.", target)
 
-    def _retire(self, folder: Path, name: str, tag: str) -> dict[str, str | None]:
+    def retire(self, folder: Path, name: str, tag: str) -> dict[str, str | None]:
         """Archive a skill about to be replaced, journaling each of its files as deleted."""
         old = {
             self.history.rel(p): read_for_journal(p)
@@ -249,48 +265,29 @@ class Installer:
             summary = f"replaced by install (change {tag})"
             self.history.record(name, self.home.root / rel, "delete", self.who, text, None, summary)
         archive = self.home.skills / ".archive" / f"{name}.{time.strftime('%Y%m%dT%H%M%S')}"
+        if archive.exists():  # a second retirement within the same second
+            archive = archive.with_name(f"{archive.name}.{secrets.token_hex(2)}")
         archive.parent.mkdir(parents=True, exist_ok=True)
         os.replace(folder, archive)
         return old
 
     def _lock_entry(
-        self, name: str, source: Path, target: Path, report: GuardReport, files: list[Path]
+        self, name: str, origin: Origin, target: Path, report: GuardReport, files: list[Path]
     ) -> None:
-        path = self.hub / "lock.json"
-        self.hub.mkdir(parents=True, exist_ok=True)
-        with file_lock(path):
-            try:
-                data: Any = json.loads(path.read_text(encoding="utf-8"))
-            except FileNotFoundError:
-                data = {}
-            except ValueError:  # a damaged lock file is kept aside, never overwritten blind
-                os.replace(path, path.with_name(f"lock.json.bak.{int(time.time())}"))
-                data = {}
-            if not isinstance(data, dict):
-                data = {}
-            data.setdefault("version", 1)
-            installed = data.setdefault("installed", {})
-            stamp = now_iso()
-            previous = installed.get(name) if isinstance(installed.get(name), dict) else {}
-            installed[name] = {
-                "source": "local",
-                "identifier": str(source.resolve()),
+        HubLock(self.hub).record(
+            name,
+            {
+                "source": origin.source,
+                "identifier": origin.identifier,
                 "trust_level": report.trust,
                 "scan_verdict": report.verdict,
                 "content_hash": report.content_hash,
                 "install_path": target.relative_to(self.home.skills).as_posix(),
                 "files": [p.relative_to(target).as_posix() for p in files],
-                "metadata": {},
-                "installed_at": previous.get("installed_at", stamp),
-                "updated_at": stamp,
-            }
-            atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-
-    def _audit(self, what: str, name: str, report: GuardReport, decision: Decision, source: Path) -> None:
-        self.hub.mkdir(parents=True, exist_ok=True)
-        line = (
-            f"{now_iso()} {what} {name} trust={report.trust} verdict={report.verdict} "
-            f"decision={decision.action} hash={report.content_hash} source={source}\n"
+                "metadata": dict(origin.metadata),
+            },
         )
-        with open(self.hub / "audit.log", "a", encoding="utf-8") as handle:
-            handle.write(line)
+
+
+def _blocked_extra(report: GuardReport) -> str:
+    return (report.refused_by_review and "refused_by_review") or f"{len(report.findings)}_findings"

@@ -120,7 +120,9 @@ def test_install_a_safe_community_skill_records_it_in_the_lock_file(
     assert entry["trust_level"] == "community" and entry["scan_verdict"] == "safe"
     assert entry["content_hash"].startswith("sha256:") and entry["install_path"] == "writing/release-notes"
     assert entry["identifier"] == str(source.resolve()) and entry["files"] == ["SKILL.md"]
-    assert "installed release-notes" in (home.skills / ".hub" / "audit.log").read_text(encoding="utf-8")
+    assert " INSTALL release-notes local:community safe sha256:" in (
+        home.skills / ".hub" / "audit.log"
+    ).read_text(encoding="utf-8")
     assert not any((home.skills / ".hub" / "quarantine").iterdir())
     assert [e.action for e in SkillHistory(home).entries("release-notes")] == ["install"]
 

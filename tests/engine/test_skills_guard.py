@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.skill_corpus import big_skill_files
-from engine.skills import guard
+from engine.skills.fingerprint import content_hash
 from engine.skills.guard import GuardLimits, decide, scan_folder, scan_text
 from engine.skills.guard_rules import CATEGORIES, RULES
 from tests.support.skills_support import MALICIOUS, PUBLIC, skill_text, write_skill
@@ -429,14 +429,14 @@ def test_the_shared_scanner_budget_is_reported(tmp_path: Path) -> None:
 
 def test_content_hash_is_stable_and_changes_with_content(tmp_path: Path) -> None:
     folder = write_skill(tmp_path, "h")
-    first = guard.content_hash(folder)
+    first = content_hash(folder)
     assert first.startswith("sha256:") and len(first) == len("sha256:") + 16
-    assert guard.content_hash(folder) == first
+    assert content_hash(folder) == first
     copy = tmp_path / "copy" / "h"
     shutil.copytree(folder, copy)
-    assert guard.content_hash(copy) == first
+    assert content_hash(copy) == first
     (folder / "SKILL.md").write_text("changed", encoding="utf-8")
-    assert guard.content_hash(folder) != first
+    assert content_hash(folder) != first
 
 
 # -- policy and report ---------------------------------------------------------------------------------------

@@ -1,0 +1,40 @@
+"""The skills hub screen in the workstation: `/hub`, search, read a skill with its guard verdict,
+install it with one key; the install is said in the transcript when the screen closes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.hub_support import anthropic_layout, hub_config
+from tests.support.tui_support import make_app, pause_until, say, settle
+
+
+async def test_hub_screen_search_view_install(tmp_path: Path) -> None:
+    from textual.widgets import DataTable, Static
+
+    from tui.screens.hub import HubScreen
+
+    forge = tmp_path / "forge"
+    anthropic_layout(forge, tmp_path / "work")
+    app = make_app(hub_config(forge, ["anthropics/skills/skills"]))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot, app)
+        await say(pilot, app, "/hub")
+        assert await pause_until(pilot, lambda: isinstance(app.screen, HubScreen))
+        screen = app.screen
+        assert await pause_until(pilot, lambda: len(screen.skills) == 3, rounds=600)
+        await pilot.press(*"notes", "enter")
+        assert await pause_until(pilot, lambda: [s.name for s in screen.skills] == ["release-notes"])
+        assert screen.query_one("#hub-table", DataTable).has_focus
+        await pilot.press("enter")
+        assert await pause_until(pilot, lambda: screen.preview is not None, rounds=600)
+        detail = str(screen.query_one("#hub-detail", Static).render())
+        assert "guard: SAFE" in detail and "files: SKILL.md" in detail and "trusted" in detail
+        await pilot.press("i")
+        assert await pause_until(pilot, lambda: screen.said is not None, rounds=600)
+        assert (app.home.skills / "release-notes" / "SKILL.md").is_file()
+        lock = json.loads((app.home.skills / ".hub" / "lock.json").read_text(encoding="utf-8"))
+        assert lock["installed"]["release-notes"]["source"] == "github"
+        await pilot.press("escape")
+        assert await pause_until(pilot, lambda: not isinstance(app.screen, HubScreen))
