@@ -154,7 +154,7 @@ class BudgetPane(Pane):
         self.levels = levels or GaugeLevels()
         self.view = BudgetView(context_window)
         self.totals = UsageTotals()
-        self.children: dict[str, ChildUsage] = {}  # the subagents' usage, never in `totals`
+        self.subagents: dict[str, ChildUsage] = {}  # the subagents' usage, never in `totals`
         self.reported = 0  # the provider's count of the last request (+ its reply), until the history shrinks
         self.overfull = False  # the conversation no longer fits and compression cannot shorten it
         self._summarise()
@@ -212,10 +212,15 @@ class BudgetPane(Pane):
         self._draw()
 
     def subagent(
-        self, child_session_id: str, calls: int = 0, prompt: int = 0, completion: int = 0, running: bool = True
+        self,
+        child_session_id: str,
+        calls: int = 0,
+        prompt: int = 0,
+        completion: int = 0,
+        running: bool = True,
     ) -> None:
         """What a subagent has used so far (its totals, as its events say): a row of its own."""
-        child = self.children.setdefault(child_session_id, ChildUsage())
+        child = self.subagents.setdefault(child_session_id, ChildUsage())
         child.calls, child.running = max(child.calls, calls), running
         child.prompt_tokens = max(child.prompt_tokens, prompt)
         child.completion_tokens = max(child.completion_tokens, completion)
@@ -223,7 +228,7 @@ class BudgetPane(Pane):
 
     def reset_usage(self) -> None:
         self.totals = UsageTotals()
-        self.children = {}
+        self.subagents = {}
         self.reported = 0
         self._draw()
 
@@ -352,18 +357,18 @@ class BudgetPane(Pane):
         lines.append(where)
         lines.append(self._usage_line())
         lines.append(self._totals_line())
-        if self.children:
+        if self.subagents:
             lines.append(self._children_line())
         return Content("\n").join(lines)
 
     def _children_line(self) -> Content:
         """The subagents, apart from the session's own calls: how many, their calls and tokens."""
-        children = self.children.values()
+        children = self.subagents.values()
         running = sum(child.running for child in children)
         calls = sum(child.calls for child in children)
         prompt = sum(child.prompt_tokens for child in children)
         out = sum(child.completion_tokens for child in children)
-        count = len(self.children)
+        count = len(self.subagents)
         return Content.assemble(
             ("subagents ", "bold"),
             f"{count}" + (f" ({running} running)" if running else "") + " · ",

@@ -330,9 +330,7 @@ NOTE_LINES: dict[str, Callable[[dict[str, Any]], str]] = {
         f"{d['goal']} (session {d['child_session_id']})"
     ),
     "subagent_progress": lambda d: (
-        f"┊   └ {d['name']}  → {d['preview']}"
-        if d["step"] == "tool_finished"
-        else ""
+        f"┊   └ {d['name']}  → {d['preview']}" if d["step"] == "tool_finished" else ""
     ),
     "subagent_finished": lambda d: (
         f"┊ subagent  {d['index']} {d['status']} ({d['calls']} calls, "

@@ -645,7 +645,9 @@ class MainScreen(Screen[None]):
     def _show_subagent_progress(self, message: messages.SubagentProgress) -> None:
         event = message.event
         self.transcript.subagent_progress(event)
-        self.budget.subagent(event.child_session_id, event.calls, event.prompt_tokens, event.completion_tokens)
+        self.budget.subagent(
+            event.child_session_id, event.calls, event.prompt_tokens, event.completion_tokens
+        )
 
     @on(messages.SubagentFinished)
     async def _finish_subagent_block(self, message: messages.SubagentFinished) -> None:
