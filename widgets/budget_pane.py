@@ -355,26 +355,27 @@ class BudgetPane(Pane):
         # Where terminal commands run takes the spacer's row, so the table is no taller for it.
         where = Content.assemble(("terminal on ", "dim"), view.terminal) if view.terminal else Content("")
         lines.append(where)
-        lines.append(self._usage_line())
-        lines.append(self._totals_line())
-        if self.subagents:
-            lines.append(self._children_line())
+        lines += [self._usage_line(), self._totals_line(), *self._children_lines()]
         return Content("\n").join(lines)
 
-    def _children_line(self) -> Content:
-        """The subagents, apart from the session's own calls: how many, their calls and tokens."""
+    def _children_lines(self) -> list[Content]:
+        """The subagents, apart from the session's own calls: how many, their calls and tokens (none
+        when the session delegated nothing)."""
+        if not self.subagents:
+            return []
         children = self.subagents.values()
         running = sum(child.running for child in children)
         calls = sum(child.calls for child in children)
         prompt = sum(child.prompt_tokens for child in children)
         out = sum(child.completion_tokens for child in children)
         count = len(self.subagents)
-        return Content.assemble(
+        line = Content.assemble(
             ("subagents ", "bold"),
             f"{count}" + (f" ({running} running)" if running else "") + " · ",
             f"{calls} call{'s' if calls != 1 else ''} · ",
             f"{format_tokens(prompt)} in · {format_tokens(out)} out",
         )
+        return [line]
 
     def _usage_line(self) -> Content:
         last = self.totals.last

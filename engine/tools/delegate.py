@@ -17,24 +17,23 @@ from engine.tools.registry import Tool, ToolResult
 
 NAME = "delegate_task"
 DESCRIPTION = (
-    "Hand self-contained tasks to subagents with fresh contexts; you get each one's summary. They know "
-    "nothing of this conversation: put paths, errors and constraints in `context`. `tasks` run at once. "
-    "background: true returns now; results arrive later as a message."
+    "Hand self-contained tasks to subagents (fresh context each; you get their summaries). Put paths, "
+    "errors and constraints in `context`. `tasks` run at once; background: results come later as a message."
 )
-_TASK: dict[str, Any] = {
+PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
         "goal": {"type": "string"},
         "context": {"type": "string"},
+        "tasks": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"goal": {"type": "string"}, "context": {"type": "string"}},
+                "required": ["goal"],
+            },
+        },
         "toolsets": {"type": "array", "items": {"type": "string"}},
-    },
-    "required": ["goal"],
-}
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        **_TASK["properties"],
-        "tasks": {"type": "array", "items": _TASK},
         "max_turns": {"type": "integer"},
         "background": {"type": "boolean"},
     },

@@ -46,7 +46,7 @@ DELEGATION_EVENTS: list[events.Event] = [
         9_800,
         160,
         2.4,
-    ),  # fmt: skip
+    ),
     events.SubagentStarted(SESSION, CHILD_C, "d2", 1, "Run the link checker on the whole site", True),
     events.SubagentFinished(
         SESSION, CHILD_C, "d2", 1, "completed", "No broken links.", 1, 2, 4_000, 30, 5.0, True
