@@ -38,6 +38,10 @@ kinds:
 rules:
   - when: {{kind: review}}
     reply: {{text: "Nothing to save."}}
+  - when: {{kind: subagent, iteration: 1}}
+    reply: {{tool_calls: [{{name: todo, arguments: {{action: list}}}}]}}
+  - when: {{user: "(?i)^delegate", iteration: 1}}
+    reply: {{tool_calls: [{{name: delegate_task, arguments: {{goal: "use a tool"}}}}]}}
   - when: {{user: "(?i)^remember (.+)", iteration: 1}}
     reply:
       tool_calls: [{{name: memory, arguments: {{action: add, target: memory, content: "{{{{match.1}}}}"}}}}]
@@ -167,6 +171,33 @@ def _engine_figures(runs: int) -> list[Figure]:
     return figures
 
 
+def _delegation_figures(runs: int) -> list[Figure]:
+    """The same work (a todo call and an answer) done inline and handed to a subagent, turns alternating
+    in one session so both see the same history: what delegating adds."""
+    with _server(SCENARIO) as (base_url, _log), _home(memory={"nudge_interval": 0}) as home_root:
+        texts = ["use a tool", "delegate it"] * (2 + runs)
+        walls, cpus = asyncio.run(_agent_turns(base_url, home_root, texts))
+    inline_wall, delegated_wall = median(walls[4::2]), median(walls[5::2])
+    inline_cpu, delegated_cpu = median(cpus[4::2]), median(cpus[5::2])
+    said = f"median of {runs} each, alternating in one session; the child: its own session, 2 model calls"
+    return [
+        Figure(
+            "delegated task overhead (wall, vs inline)",
+            delegated_wall - inline_wall,
+            "ms",
+            baseline=f"inline {inline_wall:.2f} ms, delegated {delegated_wall:.2f} ms (same run)",
+            note=f"{said}; delegated = 4 model calls, inline = 2",
+        ),
+        Figure(
+            "delegated task overhead (engine CPU, vs inline)",
+            delegated_cpu - inline_cpu,
+            "ms",
+            baseline=f"inline {inline_cpu:.2f} ms, delegated {delegated_cpu:.2f} ms (same run)",
+            note=said,
+        ),
+    ]
+
+
 def _stability_figure(turns: int) -> Figure:
     with _server(SCENARIO) as (base_url, log), _home() as home_root:
         texts = []
@@ -281,6 +312,7 @@ def _process_figures(runs: int, hermes_runs: int) -> list[Figure]:
 def run(options: Options) -> list[Figure]:
     runs = 30 if options.quick else 100
     figures = _engine_figures(runs)
+    figures.extend(_delegation_figures(10 if options.quick else 30))
     figures.append(_stability_figure(15 if options.quick else 40))
     figures.extend(_process_figures(3 if options.quick else 7, 1 if options.quick else 3))
     if shutil.which("hermes") is None and not HERMES.exists():

@@ -133,6 +133,7 @@ def _schema_figures() -> list[Figure]:
 
 def _configured_figures() -> list[Figure]:
     """What clarify and the web tools add to the agent's list: by default, and with a search backend."""
+    from engine.tools import delegate
     from engine.tools.knowledge import agent_registry
 
     config = defaults()
@@ -150,6 +151,12 @@ def _configured_figures() -> list[Figure]:
             note=f"the agent's list {base:,} -> {tokens.count(json.dumps(default_list.schemas())):,} tokens; "
             + ", ".join(f"{name} {n}" for name, n in added.items())
             + " (web_search only with web.search_backend)",
+        ),
+        Figure(
+            "delegate_task, offered while delegation.enabled",
+            tokens.count(json.dumps(delegate.TOOL.schema())),
+            "tokens",
+            note="a configured tool, outside the built-in total; delegation.enabled: false drops it",
         ),
     ]
 

@@ -88,6 +88,22 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             choices=("queue", "steer", "refuse"),
         ),
     },
+    "delegation": {
+        "enabled": S(True, "Offer `delegate_task`: the agent hands self-contained tasks to subagents."),
+        "max_concurrent": S(3, "Subagents that run at once; more tasks wait for a free place.", 1, 16),
+        "max_tasks": S(6, "Most tasks one `delegate_task` call may hand over.", 1, 32),
+        "max_turns": S(30, "Most model calls one subagent makes (a call's `max_turns` may ask fewer).", 1),
+        "background": S(
+            True, "Allow `background: true`: the parent goes on; each result arrives as a message."
+        ),
+        "allow_memory": S(
+            False, "Let subagents write memory and skills (off: they read the frozen snapshot only)."
+        ),
+        "model": S("", "Model of the subagents; empty uses the main model."),
+        "base_url": S("", "Endpoint of the subagents' model; empty uses the main endpoint."),
+        "api_key": S("", "API key of the subagents' endpoint; empty uses the main key."),
+        "api_key_env": S("", "Environment variable (or `.env` key) holding the subagents' key."),
+    },
     "review": {
         "enabled": S(True, "Run the background review when a nudge is due (memory, skill save, skill fix)."),
         "max_iterations": S(16, "Most model calls one background review may make.", 1),

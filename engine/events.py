@@ -113,6 +113,7 @@ class ApprovalNeeded(Event):
     allow_session: bool = True
     detail: str = ""
     call_id: str = ""  # the tool call that asked (empty outside a model's tool call)
+    asker: str = ""  # who asks when it is not the agent itself: a subagent (`subagent 2: <goal>`)
 
 
 @dataclass(frozen=True)
@@ -404,3 +405,54 @@ class CheckpointSkipped(Event):
 
     project: str
     message: str  # what happened and what to change, in one sentence
+
+
+@dataclass(frozen=True)
+class SubagentStarted(Event):
+    """`delegate_task` handed a task to a child agent, which runs it in its own session
+    `child_session_id` (source `subagent`, its parent this session). `call_id` is the parent's
+    `delegate_task` call; `index` the task's place in it (1-based)."""
+
+    child_session_id: str
+    call_id: str
+    index: int
+    goal: str
+    background: bool = False
+
+
+@dataclass(frozen=True)
+class SubagentProgress(Event):
+    """What a running child did: `step` is `tool_called` or `tool_finished` (with the tool's id, name,
+    preview and outcome) or `usage` (a model call came back). The totals are the child's so far; they
+    are never counted in the parent's own usage."""
+
+    child_session_id: str
+    call_id: str
+    step: str
+    tool_call_id: str = ""
+    name: str = ""
+    preview: str = ""
+    ok: bool = True
+    duration_s: float = 0.0
+    calls: int = 0  # the child's model calls so far
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class SubagentFinished(Event):
+    """A child ended: `status` is completed, failed, interrupted or max_turns; `summary` is its final
+    answer (what the parent is given). A background child's result also joins the parent's
+    conversation as a message."""
+
+    child_session_id: str
+    call_id: str
+    index: int
+    status: str
+    summary: str
+    tool_calls: int = 0
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    duration_s: float = 0.0
+    background: bool = False

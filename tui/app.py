@@ -752,7 +752,7 @@ class HwsApp(App[int], inherit_bindings=False):
             main.prompt.clear()
             return
         self._last_interrupt = now
-        if self.turn_running:
+        if self.turn_running or main.transcript.running_subagents:
             self.post_message(messages.InterruptRequested())
         elif main.prompt.text:
             self.notify("Press ctrl+c again to clear the input.", timeout=repeat)
@@ -761,7 +761,12 @@ class HwsApp(App[int], inherit_bindings=False):
     async def _interrupt_requested(self) -> None:
         if self.lifecycle.drop_held_message("interrupted"):
             return
-        if not self.turn_running or self.agent is None:
+        if self.agent is None:
+            return
+        if not self.turn_running:  # between turns only background subagents run: they stop
+            if self.main_screen.transcript.running_subagents:
+                self.notify("Stopping the subagents…", timeout=2)
+                await interrupt(self.agent)
             return
         self.notify("Interrupting…", timeout=2)
         self.main_screen.transcript.deny_pending_approvals()  # a question left open would block the stop

@@ -110,6 +110,16 @@ class UsageTotals:
     last: events.Usage | None = None
 
 
+@dataclass
+class ChildUsage:
+    """One subagent's own calls and tokens, counted apart from the parent's."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    running: bool = True
+
+
 class BudgetBody(VerticalScroll):
     DEFAULT_CSS = """
     BudgetBody {
@@ -144,6 +154,7 @@ class BudgetPane(Pane):
         self.levels = levels or GaugeLevels()
         self.view = BudgetView(context_window)
         self.totals = UsageTotals()
+        self.subagents: dict[str, ChildUsage] = {}  # the subagents' usage, never in `totals`
         self.reported = 0  # the provider's count of the last request (+ its reply), until the history shrinks
         self.overfull = False  # the conversation no longer fits and compression cannot shorten it
         self._summarise()
@@ -200,8 +211,24 @@ class BudgetPane(Pane):
         self._summarise()
         self._draw()
 
+    def subagent(
+        self,
+        child_session_id: str,
+        calls: int = 0,
+        prompt: int = 0,
+        completion: int = 0,
+        running: bool = True,
+    ) -> None:
+        """What a subagent has used so far (its totals, as its events say): a row of its own."""
+        child = self.subagents.setdefault(child_session_id, ChildUsage())
+        child.calls, child.running = max(child.calls, calls), running
+        child.prompt_tokens = max(child.prompt_tokens, prompt)
+        child.completion_tokens = max(child.completion_tokens, completion)
+        self._draw()
+
     def reset_usage(self) -> None:
         self.totals = UsageTotals()
+        self.subagents = {}
         self.reported = 0
         self._draw()
 
@@ -328,9 +355,27 @@ class BudgetPane(Pane):
         # Where terminal commands run takes the spacer's row, so the table is no taller for it.
         where = Content.assemble(("terminal on ", "dim"), view.terminal) if view.terminal else Content("")
         lines.append(where)
-        lines.append(self._usage_line())
-        lines.append(self._totals_line())
+        lines += [self._usage_line(), self._totals_line(), *self._children_lines()]
         return Content("\n").join(lines)
+
+    def _children_lines(self) -> list[Content]:
+        """The subagents, apart from the session's own calls: how many, their calls and tokens (none
+        when the session delegated nothing)."""
+        if not self.subagents:
+            return []
+        children = self.subagents.values()
+        running = sum(child.running for child in children)
+        calls = sum(child.calls for child in children)
+        prompt = sum(child.prompt_tokens for child in children)
+        out = sum(child.completion_tokens for child in children)
+        count = len(self.subagents)
+        line = Content.assemble(
+            ("subagents ", "bold"),
+            f"{count}" + (f" ({running} running)" if running else "") + " · ",
+            f"{calls} call{'s' if calls != 1 else ''} · ",
+            f"{format_tokens(prompt)} in · {format_tokens(out)} out",
+        )
+        return [line]
 
     def _usage_line(self) -> Content:
         last = self.totals.last

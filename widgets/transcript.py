@@ -28,6 +28,7 @@ from widgets.input_blocks import ShellBlock
 from widgets.pane import Pane
 from widgets.paste_chips import PasteLimits
 from widgets.stored_turn import STORED_TURN_PARTS, StoredTurn
+from widgets.subagent_block import SubagentBlock
 from widgets.transcript_blocks import (
     ApprovalBlock,
     CompactionBlock,
@@ -170,6 +171,7 @@ class Transcript(VerticalScroll):
         self._stream: MarkdownStream | None = None
         self._reasoning: ReasoningBlock | None = None
         self._tools: dict[str, ToolBlock] = {}
+        self.subagents: dict[str, SubagentBlock] = {}  # child session id -> its block, this conversation
         self._turn_text: list[str] = []
         self._attempt: list[Widget] = []  # the reply blocks of the model call streaming now
         self._attempt_start = 0  # where that call's text begins in `_turn_text`
@@ -248,6 +250,7 @@ class Transcript(VerticalScroll):
         self._live = self._stream = None
         self._reasoning = None
         self._tools.clear()
+        self.subagents.clear()
         self._turn_text = []
         self._new_attempt()
         self._turn_user = None
@@ -370,6 +373,32 @@ class Transcript(VerticalScroll):
                 self.tool_preview_chars,
             )
             await self._add(block)
+        block.finish(event)
+        self._note_output()
+
+    @property
+    def running_subagents(self) -> int:
+        return sum(block.running for block in self.subagents.values())
+
+    async def subagent_started(self, event: events.SubagentStarted) -> None:
+        """A child began: its block goes below what the turn has shown so far (the delegate_task call)."""
+        await self._finish_segment()
+        self._new_attempt()
+        block = SubagentBlock(event, self.tool_preview_chars)
+        self.subagents[event.child_session_id] = block
+        await self._add(block)
+
+    def subagent_progress(self, event: events.SubagentProgress) -> None:
+        block = self.subagents.get(event.child_session_id)
+        if block is not None:
+            block.progress(event)
+
+    async def subagent_finished(self, event: events.SubagentFinished) -> None:
+        block = self.subagents.get(event.child_session_id)
+        if block is None:  # its start was not seen (another conversation shown since): said as a note
+            said = f"subagent {event.index} {event.status}: {event.summary}"
+            await self.add_notice(said, "info" if event.status == "completed" else "warning", "⑂")
+            return
         block.finish(event)
         self._note_output()
 

@@ -656,6 +656,7 @@ class ApprovalBlock(Vertical):
         event = self.event
         rule = (f"  [{event.rule}]", "dim") if event.rule else ""
         ask = Content.assemble(
+            (f"{event.asker} asks  ", "bold $accent") if event.asker else "",
             ("approve? ", "bold $warning"),
             (event.tool, "bold"),
             "  ",

@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.agent.session import AgentSession, SessionTools, open_session, open_store
 from engine.events import Event, SessionResumed, Status
@@ -45,8 +45,10 @@ class Lifecycle:
         ask_user: AskUser,
         emit_main: Emit,
         emit_background: Emit,
+        resources: dict[str, Any] | None = None,
     ) -> None:
         self.parts = parts
+        self._resources = dict(resources or {})  # more for every session's tools (the delegation)
         self.window = window
         self.background = background
         self._ask_user = ask_user
@@ -182,6 +184,7 @@ class Lifecycle:
                 "sessions": store,
                 "summarizer": background.summarize,
                 **({"second_opinion": background.second_opinion} if config.security.aux_review else {}),
+                **self._resources,
             },
         )
         return SessionTools(memory, skills, ctx, guarded)

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.agent.api_history import MISSING_RESULT
 from engine.agent.background import BackgroundWork
+from engine.agent.delegation import Delegation
 from engine.agent.errors import AgentBusy, AgentError
 from engine.agent.lifecycle import Lifecycle
 from engine.agent.parts import AgentParts
@@ -172,6 +173,16 @@ class Agent:
         self.redactor = home_redactor(home.root, config)  # keys never reach a UI, the output or the store
         self.window = ContextWindow(self.parts, self._emit_main)
         self.background = BackgroundWork(self.parts, self._emit_background)
+        self.delegation = Delegation(
+            self.parts,
+            store=lambda: self.lifecycle.require_store(),
+            prompt_text=lambda: self.opened.prompt.text,
+            emit=self._emit_main,
+            record=self._append_to,
+            deliver=self._deliver_result,
+            spawn=self.background.spawn,
+        )
+        self.delivered: list[str] = []  # background results waiting for the running turn's next boundary
         self.lifecycle = Lifecycle(
             self.parts,
             window=self.window,
@@ -179,6 +190,7 @@ class Agent:
             ask_user=self._ask_user,
             emit_main=self._emit_main,
             emit_background=self._emit_background,
+            resources={"delegation": self.delegation},
         )
         self.lifecycle.session_id = lambda: self.session_id
         self.titler = SessionTitler(config, aux, self._emit_background)
@@ -379,6 +391,7 @@ class Agent:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._turn_task
         await self.lifecycle.close(self.session, self.pending, end_reason)
+        await self.delegation.close()
 
     # -- the context window (its keeper's work) ---------------------------------------------------
 
@@ -564,10 +577,12 @@ class Agent:
             self._turn_queue = None
 
     async def interrupt(self) -> bool:
-        """Stop the running turn: what was said is kept and recorded; open approvals are denied."""
+        """Stop the running turn and every subagent: what was said is kept and recorded; open approvals
+        are denied."""
+        children = self.delegation.interrupt()
         task = self._turn_task
         if task is None or task.done():
-            return False
+            return children
         for future in list(self._approvals.values()):
             if not future.done():
                 future.set_result(Decision.DENY)
@@ -608,6 +623,8 @@ class Agent:
                     message = f"The conversation could not be saved, so the turn stopped: {exc}"
                 self._put(ErrorEvent(self.session_id, message))
             await self._record_interruption(state, note=False)
+        with contextlib.suppress(Exception):  # a result that cannot be kept now waits for the next turn
+            await self._take_delivered()
         completed = not (interrupted or failed or state.hit_limit)
         self._after_turn(self.opened, state, completed, interrupted)
 
@@ -722,8 +739,10 @@ class Agent:
             await self._take_steering()
 
     async def _take_steering(self) -> None:
-        """A tool boundary: what the person added meanwhile (/steer) joins the conversation, in order."""
+        """A tool boundary: what the person added meanwhile (/steer) joins the conversation, in order,
+        then the results of background subagents that ended meanwhile."""
         session = self.opened
+        await self._take_delivered()
         for text in self.steering.take():
             message_id = await self._append("user", text)
             session.history.append({"role": "user", "content": text})
@@ -965,16 +984,33 @@ class Agent:
         except Exception:  # recording the interruption must not hide the interruption itself
             log.exception("recording an interrupted turn failed")
 
+    async def _deliver_result(self, text: str) -> None:
+        """A background subagent's result: it joins the conversation now between turns, else at the
+        running turn's next tool boundary (or its end)."""
+        self.delivered.append(text)
+        if not self.busy and self.session is not None:
+            await self._take_delivered()
+
+    async def _take_delivered(self) -> None:
+        session = self.opened
+        while self.delivered:
+            text = self.delivered.pop(0)
+            await self._append("user", text)
+            session.history.append({"role": "user", "content": text})
+
     async def _append(self, role: str, content: Any, **fields: Any) -> int | None:
-        """Record one message and return its id; a lock another program holds past the retries keeps it
-        in the journal (and its id is not known yet)."""
+        return await self._append_to(self.session_id, role, content, **fields)
+
+    async def _append_to(self, session_id: str, role: str, content: Any, **fields: Any) -> int | None:
+        """Record one message of `session_id` (this one, or a subagent's) and return its id; a lock
+        another program holds past the retries keeps it in the journal (and its id is not known yet)."""
         store = self.lifecycle.require_store()
         if self.pending is None or self.pending.store is not store:
             from engine.sessions.pending_writes import JOURNAL_NAME, PendingWrites
 
             journal = self.home.journal_dir / JOURNAL_NAME
             self.pending = PendingWrites(store, journal, int(self.config.sessions.append_retries))
-        saved = await self.pending.append(self.session_id, role, content, **fields)
+        saved = await self.pending.append(session_id, role, content, **fields)
         waiting = 0 if saved is not None else self.pending.waiting
         if bool(waiting) != bool(self._unsaved):  # said when messages start waiting and when all are in
             self._put(UnsavedMessages(self.session_id, waiting, str(self.pending.journal)))

@@ -243,8 +243,9 @@ class TerminalApprover:
         rule = f" [{request.rule}]" if request.rule else ""
         if not (sys.stdin.isatty() and sys.stderr.isatty()):
             hint = "--yolo does not skip this question" if request.always_ask else "pass --yolo to allow"
+            asker = f" (asked by {request.asker})" if request.asker else ""
             self.printer.note(
-                f"declined: {request.command} ({request.reason}){rule}; no terminal to ask — {hint}"
+                f"declined: {request.command} ({request.reason}){rule}{asker}; no terminal to ask — {hint}"
             )
             return "deny"
         if request.detail:
@@ -254,7 +255,8 @@ class TerminalApprover:
             choices = f"[o]nce / [s]ession{scope} / [d]eny"
         else:
             choices = "[o]nce / [d]eny (asked every time)"
-        question = f"Allow `{request.command}`?{rule} {request.reason}  {choices}: "
+        asker = f"{request.asker} asks: " if request.asker else ""
+        question = f"{asker}Allow `{request.command}`?{rule} {request.reason}  {choices}: "
         answer = await asyncio.to_thread(_ask, question)
         answers = {"o": "once", "s": "session"} if request.allow_session else {"o": "once"}
         return answers.get(answer[:1].lower(), "deny")
@@ -323,6 +325,18 @@ NOTE_LINES: dict[str, Callable[[dict[str, Any]], str]] = {
     "conversation_too_large": lambda d: f"{'note' if d['fits'] else 'warning'}: {d['message']}",
     "session_titled": lambda d: f"┊ title     “{d['title']}” (by {d['by']})",
     "session_changed": lambda d: f"┊ session   now {d['session_id']} ({d['reason']})",
+    "subagent_started": lambda d: (
+        f"┊ subagent  {d['index']} started{' in the background' if d['background'] else ''}: "
+        f"{d['goal']} (session {d['child_session_id']})"
+    ),
+    "subagent_progress": lambda d: (
+        f"┊   └ {d['name']}  → {d['preview']}" if d["step"] == "tool_finished" else ""
+    ),
+    "subagent_finished": lambda d: (
+        f"┊ subagent  {d['index']} {d['status']} ({d['calls']} calls, "
+        f"{d['prompt_tokens'] + d['completion_tokens']:,} tokens, {d['duration_s']:.1f}s): "
+        + (d["summary"].splitlines() or [""])[0]
+    ),
 }
 """One stderr line for each event `hws run` only reports (the others stream, or end the turn)."""
 

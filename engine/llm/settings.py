@@ -168,3 +168,26 @@ def auxiliary_settings(config: Config) -> ModelSettings:
         stale_timeout=min(main.stale_timeout, timeout),
         provider=main.provider if base_url == main.base_url else "",
     )
+
+
+def delegation_settings(config: Config, main: ModelSettings) -> ModelSettings | None:
+    """The subagents' model when `delegation.*` names another one than `main` (the agent's), else None."""
+    section = config.delegation
+    if not (str(section.base_url) or str(section.model)):
+        return None
+    base_url = str(section.base_url).rstrip("/") or main.base_url
+    if section.api_key or section.api_key_env:
+        key = resolve_api_key(config, base_url, str(section.api_key), str(section.api_key_env))
+    elif base_url == main.base_url:
+        key = main.api_key
+    else:
+        key = resolve_api_key(config, base_url)
+    same_endpoint = base_url == main.base_url
+    return replace(
+        main,
+        base_url=base_url,
+        model=str(section.model) or main.model,
+        api_key=key,
+        context_length=main.context_length if same_endpoint and not section.model else 0,
+        provider=main.provider if same_endpoint else "",
+    )

@@ -48,8 +48,8 @@ and a rule with no `when` and no `times` is a catch-all.
   after_tool              true when the last message is a tool result (false: it is not)
   tools                   names that must all be offered; `tools_exactly` the exact set offered
   no_tools                true when no tools are offered
-  kind                    a name from `kinds` (built in: flush, summary, security_review), or `chat` for
-                          none of them
+  kind                    a name from `kinds` (built in: title, flush, summary, security_review,
+                          subagent), or `chat` for none of them
   model                   regex over the requested model name
   stream                  true or false
   prompt_tokens_over      the request's estimated size (characters / 4) exceeds this
@@ -160,6 +160,8 @@ BUILTIN_KINDS: dict[str, dict[str, Any]] = {
     "summary": {"no_tools": True, "user": r"(?i)\bsummar(y|ise|ize)\b"},
     # the second opinion of `security.aux_review` (engine/threats/review.py's system prompt)
     "security_review": {"no_tools": True, "system": r"(?i)security reviewer of an AI agent"},
+    # a child agent's call (`delegate_task`): its system prompt ends with engine/agent/subagent.py's layer
+    "subagent": {"system": r"# Subagent\nYou are a subagent"},
 }
 FILLER_TEXT = "This reply was scripted to be interrupted part way through, so it goes on for a while."
 

@@ -43,6 +43,7 @@ class ApprovalRequest:
     allow_session: bool = True
     detail: str = ""
     always_ask: bool = False  # --yolo does not answer it
+    asker: str = ""  # a subagent that asks (empty: the agent itself)
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,7 @@ class ToolContext:
     # The session's stores (memory, skills, sessions) by name, filled in by the agent.
     resources: dict[str, Any] = field(default_factory=dict)
     call_id: str = ""  # the model's tool call this context serves (see `for_call`)
+    asker: str = ""  # who the questions come from when not the agent itself (a subagent)
 
     def for_call(self, call_id: str) -> ToolContext:
         """This context for one tool call: the same session state, with the call's id on what it asks."""
@@ -168,6 +170,7 @@ class ToolContext:
             allow_session,
             detail,
             always_ask,
+            self.asker,
         )
         await self.send(
             ApprovalNeeded(
@@ -181,6 +184,7 @@ class ToolContext:
                 allow_session,
                 detail,
                 self.call_id,
+                self.asker,
             )
         )
         answer = await self.approve(request)

@@ -1,12 +1,12 @@
 """The tools a session's config decides on: `clarify` always, `web_fetch` unless `web.allow: off`,
-`web_search` only with a search backend. Each costs schema tokens in every call, so none is offered
-that could not work."""
+`web_search` only with a search backend, `delegate_task` while `delegation.enabled`. Each costs schema
+tokens in every call, so none is offered that could not work."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.tools import clarify, web_fetch, web_search
+from engine.tools import clarify, delegate, web_fetch, web_search
 from engine.tools.registry import Tool
 
 if TYPE_CHECKING:
@@ -19,4 +19,6 @@ def configured_tools(config: Config) -> tuple[Tool, ...]:
         tools.append(web_fetch.TOOL)
     if str(config.web.search_backend):
         tools.append(web_search.TOOL)
+    if bool(config.delegation.enabled):
+        tools.append(delegate.TOOL)
     return tuple(tools)

@@ -313,7 +313,8 @@ def test_hws_tools_lists_tools_and_prints_schemas(capsys: pytest.CaptureFixture[
     assert main(["tools"]) == 0
     out = capsys.readouterr().out.strip().split("\n")
     assert [line.split()[0] for line in out[:-1]] == offered.names
-    assert offered.names[-len(BUILTIN) - 2 : -2] == BUILTIN and offered.names[-2:] == ["clarify", "web_fetch"]
+    configured = ["clarify", "web_fetch", "delegate_task"]
+    assert offered.names[-len(BUILTIN) - 3 : -3] == BUILTIN and offered.names[-3:] == configured
     assert out[-1].startswith(f"{len(offered)} tools, ") and out[-1].endswith("tokens of schemas")
     assert main(["tools", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == offered.schemas()

@@ -636,6 +636,26 @@ class MainScreen(Screen[None]):
     async def _say_checkpoint_skipped(self, message: messages.CheckpointSkipped) -> None:
         await self.transcript.add_notice(message.event.message, "warning", "!")
 
+    @on(messages.SubagentStarted)
+    async def _add_subagent_block(self, message: messages.SubagentStarted) -> None:
+        await self.transcript.subagent_started(message.event)
+        self.budget.subagent(message.event.child_session_id)
+
+    @on(messages.SubagentProgress)
+    def _show_subagent_progress(self, message: messages.SubagentProgress) -> None:
+        event = message.event
+        self.transcript.subagent_progress(event)
+        self.budget.subagent(
+            event.child_session_id, event.calls, event.prompt_tokens, event.completion_tokens
+        )
+
+    @on(messages.SubagentFinished)
+    async def _finish_subagent_block(self, message: messages.SubagentFinished) -> None:
+        event = message.event
+        await self.transcript.subagent_finished(event)
+        tokens = (event.calls, event.prompt_tokens, event.completion_tokens)
+        self.budget.subagent(event.child_session_id, *tokens, running=False)
+
     @on(messages.Usage)
     def _count_usage(self, message: messages.Usage) -> None:
         event = message.event
