@@ -100,7 +100,7 @@ class _Writer:
         """Small talk, and the other person's stories that share the topics' words."""
         rng, style = self.rng, self.style
         for _ in range(count):
-            if rng.random() < 0.3:
+            if rng.random() < 0.12:
                 topic = rng.choice(rng.choice(self.people).topics)
                 text = rng.choice(style.mention).format(noun=topic.noun, base=topic.base, place=self._place())
             else:

@@ -65,10 +65,12 @@ TUNING = Style(
     ),
     mention=(
         "My coworker keeps talking about doing a {noun} someday.",
-        "Funny, my neighbour wants to {base} too but never gets round to it.",
+        "Funny, my neighbour has a {noun} story for every occasion.",
         "I saw an ad for a {noun} at {place} last week.",
         "Do you think I'd like a {noun}? I've never tried one.",
         "My sister said she might {base} this year.",
+        "Remember when we talked about a {noun} ages ago?",
+        "A {noun} sounds fun until you see the price.",
     ),
     event=(
         "Guess what, {when} I {past} at {place}. I came home with {detail}!",
@@ -139,10 +141,11 @@ HELD_OUT = Style(
     ),
     mention=(
         "A guy at work did a {noun} and wouldn't shut up about it.",
-        "My brother tried to {base} once, total disaster.",
+        "My brother had a go at a {noun} once, total disaster.",
         "There's a poster for a {noun} near {place}.",
         "Should I {base} too? Not sure it's my thing.",
-        "Everyone on my feed seems to {base} these days.",
+        "Everyone on my feed posts about some {noun} these days.",
+        "Mum asked if a {noun} is worth it.",
     ),
     event=(
         "Had the best time {when}: {past} over at {place}, and got {detail} out of it.",

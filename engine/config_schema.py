@@ -272,6 +272,11 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "search_common_share": S(
             0.2, "Share of messages a word may appear in before ranking treats it as a stopword.", 0.01, 1
         ),
+        "search_rerank_pool": S(
+            100,
+            "Best bm25 matches of a question reordered by the rarity of the question words each holds.",
+            1,
+        ),
         "search_budget_ms": S(
             15.0, "CPU milliseconds a search may spend before it returns the newest matches found so far.", 1
         ),

@@ -1,0 +1,76 @@
+"""Reordering a question's candidates by how much of the question each one holds.
+
+FTS5's bm25 divides a word's weight by the message's length, so in a chat a short aside that
+repeats two of the question's common words ("a pottery class sounds fun") outranks the longer
+message that tells of the event and holds the rare word that makes it unique (the town, the
+name). The planner therefore reads a wider pool of bm25's best, and this scores each by the
+summed rarity (IDF) of the distinct question terms it holds, plus a bonus when two of them stand
+close together; bm25's order only breaks ties. Words are matched by a rough stem, as snippets are.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Mapping, Sequence
+
+from engine.sessions.fts import SearchHit
+from engine.sessions.query import Term
+from engine.sessions.snippets import rough_stem
+
+NEAR_WORDS = 4  # two question terms at most this many words apart count as close together
+NEAR_SHARE = 0.25  # the bonus for a close pair, as a share of the rarer term's weight
+BM25_SHARE = 0.02  # how much bm25's own order (by rank) weighs against the terms held
+
+
+class Reranker:
+    """Scores candidate messages of one question; built once per search."""
+
+    def __init__(self, terms: Sequence[Term], counts: Mapping[str, float], total: int) -> None:
+        self.patterns: list[tuple[re.Pattern[str], float]] = []
+        for term in terms:
+            if term.cjk:
+                continue
+            stems = [re.escape(rough_stem(w)) + r"\w*" for w in term.text.split()]
+            pattern = re.compile(r"(?<!\w)" + r"\W+".join(stems))
+            self.patterns.append((pattern, idf(counts.get(term.text, 1.0), total)))
+
+    @property
+    def useful(self) -> bool:
+        return len(self.patterns) >= 2
+
+    def score(self, text: str) -> float:
+        lowered = text.lower()
+        held = 0.0
+        places: list[tuple[int, float]] = []
+        for pattern, weight in self.patterns:
+            match = pattern.search(lowered)
+            if match is None:
+                continue
+            held += weight
+            places.append((len(lowered[: match.start()].split()), weight))
+        places.sort()
+        for (a, wa), (b, wb) in itertools.pairwise(places):
+            if b - a <= NEAR_WORDS:
+                held += NEAR_SHARE * min(wa, wb)
+        return held
+
+    def order(self, rows: Sequence[SearchHit]) -> list[SearchHit]:
+        """`rows` (best first by bm25) reordered by the question terms each holds."""
+        top = max(1, len(rows))
+        scored = [
+            (self.score(row.snippet) + BM25_SHARE * (top - rank) / top * self.scale, rank, row)
+            for rank, row in enumerate(rows)
+        ]
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        return [row._replace(score=score) for score, _rank, row in scored]
+
+    @property
+    def scale(self) -> float:
+        return sum(weight for _pattern, weight in self.patterns)
+
+
+def idf(count: float, total: int) -> float:
+    """bm25's inverse document frequency of a term found in `count` of `total` messages."""
+    return math.log(1.0 + (max(total, 1) - count + 0.5) / (count + 0.5))
