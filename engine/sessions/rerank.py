@@ -28,28 +28,33 @@ class Reranker:
     """Scores candidate messages of one question; built once per search."""
 
     def __init__(self, terms: Sequence[Term], counts: Mapping[str, float], total: int) -> None:
-        self.patterns: list[tuple[re.Pattern[str], float]] = []
+        # (first stem, the whole term's pattern or None for one word, weight)
+        self.terms: list[tuple[str, re.Pattern[str] | None, float]] = []
         for term in terms:
             if term.cjk:
                 continue
-            stems = [re.escape(rough_stem(w)) + r"\w*" for w in term.text.split()]
-            pattern = re.compile(r"(?<!\w)" + r"\W+".join(stems))
-            self.patterns.append((pattern, idf(counts.get(term.text, 1.0), total)))
+            stems = [rough_stem(w) for w in term.text.split()]
+            pattern = None
+            if len(stems) > 1:
+                pattern = re.compile(r"(?<!\w)" + r"\W+".join(re.escape(stem) + r"\w*" for stem in stems))
+            self.terms.append((stems[0], pattern, idf(counts.get(term.text, 1.0), total)))
+        self.scale = sum(weight for _stem, _pattern, weight in self.terms)
 
     @property
     def useful(self) -> bool:
-        return len(self.patterns) >= 2
+        return len(self.terms) >= 2
 
     def score(self, text: str) -> float:
+        """Summed weight of the terms `text` holds, plus the bonus of close pairs."""
         lowered = text.lower()
         held = 0.0
         places: list[tuple[int, float]] = []
-        for pattern, weight in self.patterns:
-            match = pattern.search(lowered)
-            if match is None:
+        for stem, pattern, weight in self.terms:
+            at = _word_start(lowered, stem) if pattern is None else _search(pattern, lowered)
+            if at < 0:
                 continue
             held += weight
-            places.append((len(lowered[: match.start()].split()), weight))
+            places.append((lowered.count(" ", 0, at), weight))
         places.sort()
         for (a, wa), (b, wb) in itertools.pairwise(places):
             if b - a <= NEAR_WORDS:
@@ -66,11 +71,20 @@ class Reranker:
         scored.sort(key=lambda item: (-item[0], item[1]))
         return [row._replace(score=score) for score, _rank, row in scored]
 
-    @property
-    def scale(self) -> float:
-        return sum(weight for _pattern, weight in self.patterns)
-
 
 def idf(count: float, total: int) -> float:
     """bm25's inverse document frequency of a term found in `count` of `total` messages."""
     return math.log(1.0 + (max(total, 1) - count + 0.5) / (count + 0.5))
+
+
+def _word_start(text: str, stem: str) -> int:
+    """Where `stem` first begins a word of `text`, or -1."""
+    at = text.find(stem)
+    while at > 0 and text[at - 1].isalnum():
+        at = text.find(stem, at + 1)
+    return at
+
+
+def _search(pattern: re.Pattern[str], text: str) -> int:
+    match = pattern.search(text)
+    return -1 if match is None else match.start()

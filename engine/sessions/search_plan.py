@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from engine.sessions.dates import month_named
 from engine.sessions.fts import (
     FIRST_CHUNK,
     Found,
@@ -142,7 +144,23 @@ class Searcher:
             # The budget ran out before anything was found (a cold cache, a loaded machine): an
             # empty answer would read as "no such conversation", so try once more with a longer one.
             result = self._search_within(query, filters, limit, self.retry_budget_s)
-        return result
+        return self._dated(query, filters, limit, result)
+
+    def _dated(
+        self, query: ParsedQuery, filters: SearchFilters, limit: int, result: SearchResult
+    ) -> SearchResult:
+        """A question naming a month ("in May 2023") puts the matches of that month first."""
+        span = None if query.boolean or filters.narrows_ids else month_named(query.raw)
+        if span is None:
+            return result
+        within = replace(filters, since=span[0], until=span[1])
+        dated = self._search_within(query, within, limit, self.budget_s)
+        if not dated.hits:
+            return result
+        seen = {h.message_id for h in dated.hits}
+        hits = dated.hits + tuple(h for h in result.hits if h.message_id not in seen)
+        plan = (*result.plan, f"matches dated {time_label(span[0])} first: {len(dated.hits)}")
+        return replace(result, hits=hits[:limit], plan=plan, partial=result.partial or dated.partial)
 
     def _search_within(
         self, query: ParsedQuery, filters: SearchFilters, limit: int, budget_s: float
@@ -418,6 +436,10 @@ class Searcher:
                 found.rows.extend(extra)
                 found.plan.append(f"{table}: {len(extra)} more from the newest matches of any term")
         return found
+
+
+def time_label(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp).strftime("%B %Y")
 
 
 def _fuse(lists: list[list[SearchHit]], limit: int) -> list[SearchHit]:
