@@ -254,6 +254,13 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             choices=("normal", "full"),
         ),
         "search_hits": S(50, "Message hits gathered before grouping them by conversation.", 1, 500),
+        "search_session_share": S(
+            0.3,
+            "Weight of a conversation's other hits beside its best when conversations are ranked by "
+            "relevance (0: by the best hit alone).",
+            0,
+            1,
+        ),
         "index_upkeep_ms": S(
             200,
             "Milliseconds a closing session store may spend merging its search index (0: never).",

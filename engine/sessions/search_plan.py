@@ -158,7 +158,11 @@ class Searcher:
         if not dated.hits:
             return result
         seen = {h.message_id for h in dated.hits}
-        hits = dated.hits + tuple(h for h in result.hits if h.message_id not in seen)
+        rest = tuple(h for h in result.hits if h.message_id not in seen)
+        # Scores stay in the order of the hits, the month's above the rest (conversations are
+        # ranked by their hits' scores).
+        lift = max(0.0, max((h.score for h in rest), default=0.0) - min(h.score for h in dated.hits))
+        hits = tuple(h._replace(score=h.score + lift) for h in dated.hits) + rest
         plan = (*result.plan, f"matches dated {time_label(span[0])} first: {len(dated.hits)}")
         return replace(result, hits=hits[:limit], plan=plan, partial=result.partial or dated.partial)
 

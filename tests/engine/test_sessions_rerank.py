@@ -1,4 +1,5 @@
-"""Question search beyond bm25: the rarity reranker, the month-and-year pass, hostile punctuation.
+"""Question search beyond bm25: the rarity reranker, the month-and-year pass, hostile punctuation,
+and conversations ranked by all their hits in what `session_search` shows.
 
 Every test runs through the real store on a real state.db, with enough small talk around the
 evidence that bm25's word weights are those of a chat, not of a handful of messages.
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.sessions.session_search import session_search
 from engine.sessions.store import SessionStore
 
 SMALL_TALK = (
@@ -114,3 +116,20 @@ async def test_punctuation_quotes_and_operators_never_break_a_question(store: Se
     assert (await store.search("pottery AND (May, 2023) AND wheel", limit=10)).hits == ()
     for text in ('The pottery class, in "May 2023"?', "pottery-class (May, 2023) wheel?"):
         assert (await store.search(text, limit=10)).hits[0].message_id == may[-1], text
+
+
+async def test_the_conversation_telling_of_it_outranks_one_with_a_denser_aside(store: SessionStore) -> None:
+    telling = [
+        *SMALL_TALK[:4],
+        "I finally took the pottery class at the community hall on Saturday and made a lopsided bowl",
+        "a pottery class, finally! was the teacher nice?",
+        *SMALL_TALK[4:],
+        "the bowl from the pottery class is drying on the windowsill",
+    ]
+    told = await _chat(store, datetime(2023, 3, 4, 10), telling)
+    await _chat(store, datetime(2023, 4, 1, 10), [*SMALL_TALK, "pottery class? pottery class!", *SMALL_TALK])
+    hits = (await store.search("pottery class", limit=10)).hits
+    assert hits[0].message_id not in told  # the aside is the best single message
+    view = await session_search(store, {"query": "When did I take the pottery class?", "limit": 1})
+    assert view["results"][0]["match_message_id"] in told
+    assert told[4] in {m["id"] for m in view["results"][0]["messages"]}
