@@ -284,6 +284,23 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             "Best bm25 matches of a question reordered by the rarity of the question words each holds.",
             1,
         ),
+        "search_feedback_hits": S(
+            3,
+            "Best hits of a question whose rare words (names, places) a second pass searches for "
+            "(0: no second pass).",
+            0,
+            20,
+        ),
+        "search_feedback_rare": S(
+            10, "Messages a word of those hits may appear in and still count as rare for that pass.", 2
+        ),
+        "search_feedback_share": S(
+            0.005,
+            "Share of all messages a word of those hits may appear in and still count as rare (in a "
+            "small history every word is rare, so it has no second pass).",
+            0,
+            1,
+        ),
         "search_budget_ms": S(
             15.0, "CPU milliseconds a search may spend before it returns the newest matches found so far.", 1
         ),

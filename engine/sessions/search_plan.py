@@ -26,6 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from engine.sessions import feedback
 from engine.sessions.dates import month_named
 from engine.sessions.fts import (
     FIRST_CHUNK,
@@ -38,7 +39,7 @@ from engine.sessions.fts import (
     clock,
 )
 from engine.sessions.opening import read_only_uri
-from engine.sessions.query import ParsedQuery, Term, quote
+from engine.sessions.query import ParsedQuery, Term, parse, quote
 from engine.sessions.rerank import Reranker
 from engine.sessions.search_thread import SearchThread
 from engine.sessions.snippets import Highlighter
@@ -103,6 +104,9 @@ class Searcher:
         self.common_share = float(settings["search_common_share"])
         self.budget_s = float(settings["search_budget_ms"]) / 1000
         self.rerank_pool = int(settings["search_rerank_pool"])
+        self.feedback_hits = int(settings["search_feedback_hits"])
+        self.feedback_rare = int(settings["search_feedback_rare"])
+        self.feedback_share = float(settings["search_feedback_share"])
         self.retry_budget_s = self.budget_s * RETRY_BUDGET_FACTOR
         self.busy_timeout_ms = int(settings["busy_timeout_ms"])
         self._thread = SearchThread()
@@ -144,7 +148,39 @@ class Searcher:
             # The budget ran out before anything was found (a cold cache, a loaded machine): an
             # empty answer would read as "no such conversation", so try once more with a longer one.
             result = self._search_within(query, filters, limit, self.retry_budget_s)
-        return self._dated(query, filters, limit, result)
+        result = self._dated(query, filters, limit, result)
+        return self._feedback(query, filters, limit, result)
+
+    def _feedback(
+        self, query: ParsedQuery, filters: SearchFilters, limit: int, result: SearchResult
+    ) -> SearchResult:
+        """A question's best hits lend their rare words (names, places) to a second pass."""
+        index = self.words
+        if (
+            index is None
+            or self.feedback_hits <= 0
+            or query.boolean
+            or len([t for t in query.terms if not t.cjk]) < 2
+            or not result.hits
+        ):
+            return result
+        start = clock()
+        try:
+            texts = feedback.texts_of(self.q, [h.message_id for h in result.hits[: self.feedback_hits]])
+            words = feedback.candidates(texts, query)
+            total = self.q.fetch("SELECT max(id) FROM messages", ())[0][0] or 0
+            cap = min(self.feedback_rare, int(self.feedback_share * total))
+            rare = feedback.rare_words(self.q, index, words, cap, start + self.budget_s)
+        except Interrupted:
+            return result
+        if not rare:
+            return result
+        second = self._search_within(parse(" ".join(rare)), filters, limit, self.budget_s - (clock() - start))
+        if not second.hits:
+            return result
+        hits = tuple(feedback.fuse(result.hits, second.hits, limit))
+        plan = (*result.plan, f"second pass with words of the best hits: {', '.join(rare)}")
+        return replace(result, hits=hits, plan=plan, partial=result.partial or second.partial)
 
     def _dated(
         self, query: ParsedQuery, filters: SearchFilters, limit: int, result: SearchResult

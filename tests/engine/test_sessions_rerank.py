@@ -1,5 +1,6 @@
-"""Question search beyond bm25: the rarity reranker, the month-and-year pass, hostile punctuation,
-and conversations ranked by all their hits in what `session_search` shows.
+"""Question search beyond bm25: the rarity reranker, the month-and-year pass, the second pass with
+the rare words of the best hits, hostile punctuation, and conversations ranked by all their hits
+in what `session_search` shows.
 
 Every test runs through the real store on a real state.db, with enough small talk around the
 evidence that bm25's word weights are those of a chat, not of a handful of messages.
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.config import defaults
 from engine.sessions.session_search import session_search
 from engine.sessions.store import SessionStore
 
@@ -133,3 +135,30 @@ async def test_the_conversation_telling_of_it_outranks_one_with_a_denser_aside(s
     view = await session_search(store, {"query": "When did I take the pottery class?", "limit": 1})
     assert view["results"][0]["match_message_id"] in told
     assert told[4] in {m["id"] for m in view["results"][0]["messages"]}
+
+
+@pytest.mark.parametrize("second_pass", [True, False])
+async def test_a_name_in_the_best_hit_finds_the_message_it_links_to(
+    tmp_path: Path, second_pass: bool
+) -> None:
+    # A history this small has no rare words at the default share; the test lowers the bar.
+    settings = dict(defaults().sessions, search_feedback_share=1.0, search_feedback_hits=3 * second_pass)
+    store = await SessionStore.open(tmp_path / "state.db", settings=settings)
+    try:
+        meeting = "At the pottery class I got talking to someone called Ines, we swapped numbers."
+        met = await _chat(store, datetime(2023, 3, 4, 10), [*SMALL_TALK, meeting, *SMALL_TALK])
+        await _chat(store, datetime(2023, 3, 20, 10), [*SMALL_TALK[:4], "a pottery class sounds fun"])
+        news = await _chat(
+            store, datetime(2023, 4, 9, 10), [*SMALL_TALK, "Remember Ines? Turns out Ines is a nurse now."]
+        )
+        result = await store.search(
+            "What does the friend I met at the pottery class do for a living?", limit=10
+        )
+        ids = [h.message_id for h in result.hits]
+        assert met[len(SMALL_TALK)] in ids[:3]
+        assert (news[-1] in ids) is second_pass
+        if second_pass:
+            assert any("ines" in step for step in result.plan)
+            assert ">>>Ines<<<" in result.hits[ids.index(news[-1])].snippet
+    finally:
+        await store.close()
