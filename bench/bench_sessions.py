@@ -10,6 +10,7 @@ The 50 queries: 10 rare, 10 medium and 8 very common words, 8 phrases (two of ve
 With HWS_BENCH_HERMES_PYTHON set to the python of a venv holding `hermes-agent`, Hermes' own store
 is measured on the same data and queries as the baseline (`hermes_sessions_baseline.py`).
 Run `python -m bench.bench_sessions --queries` to see every query with its time and plan.
+Recall on generated conversations follows (`recall_eval.py`; `python -m bench.recall_eval --both`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import sessions_data
+from bench import recall_eval, sessions_data
 from bench.common import Figure, Options
 from bench.sessions_data import Corpus, fill, make_corpus, messages
 from engine.config import defaults
@@ -323,7 +324,7 @@ def run(options: Options) -> list[Figure]:
         figures = figures_for(2000, "100k msgs", corpus)
     if options.large:
         figures += figures_for(20_000, "1M msgs", corpus)
-    return figures
+    return figures + recall_eval.run_all()
 
 
 if __name__ == "__main__":

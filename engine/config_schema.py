@@ -294,6 +294,13 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             choices=("normal", "full"),
         ),
         "search_hits": S(50, "Message hits gathered before grouping them by conversation.", 1, 500),
+        "search_session_share": S(
+            0.3,
+            "Weight of a conversation's other hits beside its best when conversations are ranked by "
+            "relevance (0: by the best hit alone).",
+            0,
+            1,
+        ),
         "index_upkeep_ms": S(
             200,
             "Milliseconds a closing session store may spend merging its search index (0: never).",
@@ -311,6 +318,28 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         ),
         "search_common_share": S(
             0.2, "Share of messages a word may appear in before ranking treats it as a stopword.", 0.01, 1
+        ),
+        "search_rerank_pool": S(
+            100,
+            "Best bm25 matches of a question reordered by the rarity of the question words each holds.",
+            1,
+        ),
+        "search_feedback_hits": S(
+            3,
+            "Best hits of a question whose rare words (names, places) a second pass searches for "
+            "(0: no second pass).",
+            0,
+            20,
+        ),
+        "search_feedback_rare": S(
+            10, "Messages a word of those hits may appear in and still count as rare for that pass.", 2
+        ),
+        "search_feedback_share": S(
+            0.005,
+            "Share of all messages a word of those hits may appear in and still count as rare (in a "
+            "small history every word is rare, so it has no second pass).",
+            0,
+            1,
         ),
         "search_budget_ms": S(
             15.0, "CPU milliseconds a search may spend before it returns the newest matches found so far.", 1

@@ -89,11 +89,15 @@ class Found:
     rows: list[SearchHit] = field(default_factory=list)
     partial: bool = False
     plan: list[str] = field(default_factory=list)
+    counts: dict[str, float] = field(default_factory=dict)  # messages each term matches (estimated)
+    total: int = 0  # messages in the range searched
 
     def add(self, other: Found) -> None:
         self.rows.extend(other.rows)
         self.partial |= other.partial
         self.plan.extend(other.plan)
+        self.counts.update(other.counts)
+        self.total = max(self.total, other.total)
 
 
 class Interrupted(Exception):

@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from engine.sessions import feedback
+from engine.sessions.dates import month_named
 from engine.sessions.fts import (
     FIRST_CHUNK,
     Found,
@@ -36,7 +39,8 @@ from engine.sessions.fts import (
     clock,
 )
 from engine.sessions.opening import read_only_uri
-from engine.sessions.query import ParsedQuery, Term, quote
+from engine.sessions.query import ParsedQuery, Term, parse, quote
+from engine.sessions.rerank import Reranker
 from engine.sessions.search_thread import SearchThread
 from engine.sessions.snippets import Highlighter
 from engine.sessions.text import tolerant_text
@@ -76,6 +80,7 @@ class _Unit:
 class _Budget:
     plan: float
     final: float
+    wanted: int = 0  # hits the caller asked for: fewer makes a plan add the newest of the rest
 
 
 class Searcher:
@@ -98,6 +103,10 @@ class Searcher:
         self.window_rows = min(self.rank_rows, int(settings["search_window_rows"]))
         self.common_share = float(settings["search_common_share"])
         self.budget_s = float(settings["search_budget_ms"]) / 1000
+        self.rerank_pool = int(settings["search_rerank_pool"])
+        self.feedback_hits = int(settings["search_feedback_hits"])
+        self.feedback_rare = int(settings["search_feedback_rare"])
+        self.feedback_share = float(settings["search_feedback_share"])
         self.retry_budget_s = self.budget_s * RETRY_BUDGET_FACTOR
         self.busy_timeout_ms = int(settings["busy_timeout_ms"])
         self._thread = SearchThread()
@@ -139,13 +148,65 @@ class Searcher:
             # The budget ran out before anything was found (a cold cache, a loaded machine): an
             # empty answer would read as "no such conversation", so try once more with a longer one.
             result = self._search_within(query, filters, limit, self.retry_budget_s)
-        return result
+        result = self._dated(query, filters, limit, result)
+        return self._feedback(query, filters, limit, result)
+
+    def _feedback(
+        self, query: ParsedQuery, filters: SearchFilters, limit: int, result: SearchResult
+    ) -> SearchResult:
+        """A question's best hits lend their rare words (names, places) to a second pass."""
+        index = self.words
+        if (
+            index is None
+            or self.feedback_hits <= 0
+            or query.boolean
+            or len([t for t in query.terms if not t.cjk]) < 2
+            or not result.hits
+        ):
+            return result
+        start = clock()
+        try:
+            texts = feedback.texts_of(self.q, [h.message_id for h in result.hits[: self.feedback_hits]])
+            words = feedback.candidates(texts, query)
+            total = self.q.fetch("SELECT max(id) FROM messages", ())[0][0] or 0
+            cap = min(self.feedback_rare, int(self.feedback_share * total))
+            rare = feedback.rare_words(self.q, index, words, cap, start + self.budget_s)
+        except Interrupted:
+            return result
+        if not rare:
+            return result
+        second = self._search_within(parse(" ".join(rare)), filters, limit, self.budget_s - (clock() - start))
+        if not second.hits:
+            return result
+        hits = tuple(feedback.fuse(result.hits, second.hits, limit))
+        plan = (*result.plan, f"second pass with words of the best hits: {', '.join(rare)}")
+        return replace(result, hits=hits, plan=plan, partial=result.partial or second.partial)
+
+    def _dated(
+        self, query: ParsedQuery, filters: SearchFilters, limit: int, result: SearchResult
+    ) -> SearchResult:
+        """A question naming a month ("in May 2023") puts the matches of that month first."""
+        span = None if query.boolean or filters.narrows_ids else month_named(query.raw)
+        if span is None:
+            return result
+        within = replace(filters, since=span[0], until=span[1])
+        dated = self._search_within(query, within, limit, self.budget_s)
+        if not dated.hits:
+            return result
+        seen = {h.message_id for h in dated.hits}
+        rest = tuple(h for h in result.hits if h.message_id not in seen)
+        # Scores stay in the order of the hits, the month's above the rest (conversations are
+        # ranked by their hits' scores).
+        lift = max(0.0, max((h.score for h in rest), default=0.0) - min(h.score for h in dated.hits))
+        hits = tuple(h._replace(score=h.score + lift) for h in dated.hits) + rest
+        plan = (*result.plan, f"matches dated {time_label(span[0])} first: {len(dated.hits)}")
+        return replace(result, hits=hits[:limit], plan=plan, partial=result.partial or dated.partial)
 
     def _search_within(
         self, query: ParsedQuery, filters: SearchFilters, limit: int, budget_s: float
     ) -> SearchResult:
         start = clock()
-        budget = _Budget(plan=start + budget_s * PLAN_SHARE, final=start + budget_s)
+        budget = _Budget(plan=start + budget_s * PLAN_SHARE, final=start + budget_s, wanted=limit)
         bounds: tuple[int, int] | None = UNBOUNDED
         if filters.narrows_ids:
             bounds = self.q.bounds(filters)
@@ -154,7 +215,10 @@ class Searcher:
         parts: list[Found] = []
         for index, units, needles in self._split(query):
             if index is not None and units:
-                parts.append(self._search_index(index, units, query, filters, limit, bounds, budget))
+                part = self._search_index(
+                    index, units, query, filters, self._pool(query, limit), bounds, budget
+                )
+                parts.append(self._reranked(query, part, limit))
             if needles:
                 parts.append(self.q.substring_scan(needles, filters, limit, bounds, budget.final))
         chosen = _fuse([p.rows for p in parts if p.rows], limit)
@@ -165,6 +229,21 @@ class Searcher:
         )
         plan = tuple(step for p in parts for step in p.plan)
         return SearchResult(query=query, hits=hits, partial=any(p.partial for p in parts), plan=plan)
+
+    def _pool(self, query: ParsedQuery, limit: int) -> int:
+        """How many of bm25's best to read: more when a question's terms will reorder them."""
+        words = [t for t in query.terms if not t.cjk]
+        return limit if query.boolean or len(words) < 2 else max(limit, self.rerank_pool)
+
+    @staticmethod
+    def _reranked(query: ParsedQuery, part: Found, limit: int) -> Found:
+        if query.boolean or not part.counts or len(part.rows) <= 1:
+            return part
+        reranker = Reranker(query.terms, part.counts, part.total)
+        if reranker.useful:
+            part.rows = reranker.order(part.rows)[:limit]
+            part.plan.append(f"reordered {len(part.rows)} by the rarity of the question terms each holds")
+        return part
 
     # -- splitting a query over the indexes
 
@@ -309,6 +388,7 @@ class Searcher:
                 singles.setdefault(quote(word), _Unit(quote(word), word))
         high = self._count(index, list(singles.values()), bounds, budget.plan)
         bounds = (bounds[0], high)
+        counts = {u.label: u.estimate for u in singles.values()}
         common_at = max(self.rank_rows, self.common_share * max(1, high - bounds[0] + 1))
         # A phrase costs a walk of its rarest word's postings (to count, and again for bm25's IDF),
         # so only phrases with a rare word are ranked; the others are read newest first, in
@@ -319,7 +399,10 @@ class Searcher:
         cheap = [u for u in phrases if u not in costly]
         if cheap:
             self._count(index, cheap, bounds, budget.plan)
-        found = Found()
+        found = Found(total=max(1, high - bounds[0] + 1))
+        found.counts = (
+            counts | {u.label: u.estimate for u in cheap} | {u.label: rarest[id(u)] for u in costly}
+        )
         rankable = [u for u in units if not u.words] + cheap
         if rankable:
             found.add(self._rank_units(index, rankable, common_at, filters, limit, bounds, budget))
@@ -378,20 +461,25 @@ class Searcher:
             expr = " AND ".join(f"({u.expr})" for u in common)
             found.rows = self.q.newest(index, expr, filters, limit, bounds, budget.plan)
             found.plan.append(f"{table}: only common terms, newest matches first")
-        if len(found.rows) < limit and (boosters or common or not anchors) and len(live) + bool(anchors) > 1:
+        short = len(found.rows) < min(limit, budget.wanted or limit)
+        if short and (boosters or common or not anchors) and len(live) + bool(anchors) > 1:
             # Too few hits (filters, or terms outside the ranked set): add the newest of the rest.
             seen = {r.message_id for r in found.rows}
             expr = " OR ".join(f"({u.expr})" for u in live)
             try:
-                more = self.q.newest(index, expr, filters, limit + len(seen), bounds, budget.final)
+                more = self.q.newest(index, expr, filters, budget.wanted + len(seen), bounds, budget.final)
             except Interrupted:
                 found.partial = True
                 return found
-            extra = [r for r in more if r.message_id not in seen][: limit - len(found.rows)]
+            extra = [r for r in more if r.message_id not in seen][: budget.wanted - len(found.rows)]
             if extra:
                 found.rows.extend(extra)
                 found.plan.append(f"{table}: {len(extra)} more from the newest matches of any term")
         return found
+
+
+def time_label(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp).strftime("%B %Y")
 
 
 def _fuse(lists: list[list[SearchHit]], limit: int) -> list[SearchHit]:

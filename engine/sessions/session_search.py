@@ -25,6 +25,7 @@ from typing import Any
 
 from engine.sessions.as_text import centred_cut, recap_transcript
 from engine.sessions.errors import SessionNotFound, StoreError
+from engine.sessions.fts import SearchHit
 from engine.sessions.lineage import HIDDEN_SOURCES
 from engine.sessions.records import MessageRecord, SessionRecord, when
 from engine.sessions.store import SessionStore
@@ -181,6 +182,7 @@ class _Request:
         self.since = _date(args, "since", end_of_day=False)
         self.until = _date(args, "until", end_of_day=True)
         self.hits = int(settings["search_hits"])
+        self.session_share = float(settings["search_session_share"])
         self.message_chars = int(settings["message_chars"])
         self.head = int(settings["read_head"])
         self.tail = int(settings["read_tail"])
@@ -254,6 +256,17 @@ def _session_head(session: SessionRecord) -> dict[str, Any]:
     }
 
 
+def _weight(hits: Sequence[SearchHit], share: float) -> float:
+    """A conversation's relevance: its best hit's score, plus `share` of its other hits' scores.
+
+    A conversation that tells of the thing asked about usually holds it more than once (the
+    telling, the other person's reply, a later mention), while a passing aside elsewhere may
+    hold the question's words just as densely in one short message: ranking conversations by
+    their best hit alone lets the asides crowd the telling out of the few conversations shown.
+    """
+    return hits[0].score + share * sum(hit.score for hit in hits[1:])
+
+
 async def _discover(
     store: SessionStore, request: _Request, current_session_id: str | None, summarizer: Summarizer | None
 ) -> dict[str, Any]:
@@ -281,7 +294,9 @@ async def _discover(
     for hit in result.hits:
         groups.setdefault(roots[hit.session_id], []).append(hit)
     chosen = list(groups.items())
-    if request.sort != "relevance":
+    if request.sort == "relevance":
+        chosen.sort(key=lambda item: -_weight(item[1], request.session_share))
+    else:
         chosen.sort(key=lambda item: item[1][0].timestamp, reverse=request.sort == "newest")
     chosen = chosen[: request.limit]
     results = []
