@@ -362,6 +362,9 @@ class HonchoProvider:
             raise self._fail("Asking Honcho failed", exc) from exc
         return answer if isinstance(answer, str) else ""
 
+    def on_memory_write(self, action: str, target: str, content: str) -> None:
+        del action, target, content  # Honcho forms its own view from the mirrored conversation
+
     def observed_identity(self) -> ObservedIdentity:
         try:
             user, ai = self._ensure_peers()

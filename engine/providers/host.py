@@ -89,6 +89,11 @@ class HostStatus:
         return dict(self.__dict__)
 
 
+def _ignored() -> concurrent.futures.Future[Any]:
+    """A future nobody waits on, for calls whose failure the status record reports."""
+    return concurrent.futures.Future()
+
+
 class _NullProvider:
     """Stands in when the chosen provider cannot even be built; the host reports why."""
 
@@ -194,6 +199,12 @@ class ProviderHost:
             return False
         message = MirroredMessage(role, content)
         return self._submit(("mirror", self._session_id, message))
+
+    def memory_written(self, action: str, target: str, content: str) -> bool:
+        """The memory tool changed MEMORY.md or USER.md: tell the provider in the background."""
+        if not content.strip():
+            return False
+        return self._submit(("call", lambda p: p.on_memory_write(action, target, content), _ignored()))
 
     def after_turn(self, last_user: str) -> None:
         """The turn ended: fetch the next turn's context in the background."""
@@ -319,6 +330,9 @@ class ProviderHost:
             lines += ["", "### You, as observed", result.ai_representation.strip()]
         if result.dialectic_answer.strip():
             lines += ["", "### What matters now", result.dialectic_answer.strip()]
+        if result.facts:
+            lines += ["", "### Stored facts (trust in brackets; rate them with fact_feedback)"]
+            lines += [f"- [{fact.trust:.2f}] {fact.content} (fact {fact.fact_id})" for fact in result.facts]
         text = "\n".join(lines).translate(_INVISIBLE)
         return tokens.truncate(text, self.settings.layer_max_tokens)
 
