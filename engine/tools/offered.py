@@ -1,5 +1,6 @@
 """The tools a session's config decides on: `clarify` always, `web_fetch` unless `web.allow: off`,
-`web_search` only with a search backend. Each costs schema tokens in every call, so none is offered
+`web_search` only with a search backend, `fact_store` and `fact_feedback` while the fact store is the
+memory provider. Each costs schema tokens in every call, so none is offered
 that could not work."""
 
 from __future__ import annotations
@@ -19,4 +20,19 @@ def configured_tools(config: Config) -> tuple[Tool, ...]:
         tools.append(web_fetch.TOOL)
     if str(config.web.search_backend):
         tools.append(web_search.TOOL)
+    if fact_store_active(config):
+        from engine.tools import fact_tools
+
+        tools.extend(fact_tools.TOOLS)
     return tuple(tools)
+
+
+def fact_store_active(config: Config) -> bool:
+    """`memory.provider` names the local fact store (a provider setting that cannot work offers nothing)."""
+    from engine.providers.base import ProviderConfigError
+    from engine.providers.registry import active_provider_name
+
+    try:
+        return active_provider_name(config) == "holographic"
+    except ProviderConfigError:
+        return False

@@ -2,7 +2,9 @@
 
 Four kinds of mention count, in this order: runs of two or more capitalised words ("Ada Lovelace"),
 "double-quoted" and 'single-quoted' terms, and both sides of "X aka Y" / "X also known as Y". Names
-are kept once each, case-insensitively, in the order first seen.
+are kept once each, case-insensitively, in the order first seen. A run that begins a sentence with
+an article ("The Berlin Cluster") names what follows it ("Berlin Cluster"), so both spellings of a
+thing resolve to one entity.
 """
 
 from __future__ import annotations
@@ -12,13 +14,14 @@ import sqlite3
 
 _PROPER_NAME = re.compile(r"\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+)+)\b")
 _QUOTED = (re.compile(r'"([^"]+)"'), re.compile(r"'([^']+)'"))
+_LEADING_WORDS = frozenset({"The", "A", "An", "This", "That", "These", "Those", "My", "Our", "Your"})
 _ALIAS = re.compile(r"(\w+(?:\s+\w+)*)\s+(?:aka|also known as)\s+(\w+(?:\s+\w+)*)", re.IGNORECASE)
 
 
 def extract_entities(text: str) -> list[str]:
     """The names `text` mentions, deduplicated without regard to case."""
     found: dict[str, str] = {}
-    groups: list[str] = [m.group(1) for m in _PROPER_NAME.finditer(text)]
+    groups: list[str] = [_without_article(m.group(1)) for m in _PROPER_NAME.finditer(text)]
     for pattern in _QUOTED:
         groups += [m.group(1) for m in pattern.finditer(text)]
     for m in _ALIAS.finditer(text):
@@ -28,6 +31,11 @@ def extract_entities(text: str) -> list[str]:
         if cleaned and cleaned.lower() not in found:
             found[cleaned.lower()] = cleaned
     return list(found.values())
+
+
+def _without_article(name: str) -> str:
+    first, _, rest = name.partition(" ")
+    return rest.strip() if first in _LEADING_WORDS and rest.strip() else name
 
 
 def resolve_entity(conn: sqlite3.Connection, name: str) -> int:
