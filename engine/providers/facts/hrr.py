@@ -44,6 +44,14 @@ def atom(word: str, dim: int) -> Vector:
     return angles
 
 
+@lru_cache(maxsize=65536)
+def _unit(word: str, dim: int) -> Vector:
+    """The atom as unit complex numbers, the form bundling sums (cached: texts reuse their words)."""
+    units = np.exp(1j * atom(word, dim))
+    units.setflags(write=False)
+    return units
+
+
 def bind(a: Vector, b: Vector) -> Vector:
     return (a + b) % TAU
 
@@ -78,7 +86,8 @@ def encode_text(text: str, dim: int) -> Vector:
     found = words(text)
     if not found:
         return atom(EMPTY_TEXT, dim)
-    return bundle([atom(w, dim) for w in found])
+    total = np.asarray([_unit(w, dim) for w in found]).sum(axis=0)
+    return np.angle(total) % TAU
 
 
 def encode_fact(content: str, entities: list[str], dim: int) -> Vector:

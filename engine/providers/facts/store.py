@@ -149,6 +149,25 @@ class FactStore:
         self._dirty_banks.add(category)
         return fact_id, True
 
+    def add_many(self, facts: list[tuple[str, str, str]]) -> int:
+        """Store many (content, category, tags) facts in one transaction (imports); returns how many were new."""
+        for content, _category, tags in facts:
+            self.check(f"{content}\n{tags}")
+        added = 0
+        with self._transaction() as conn:
+            for content, category, tags in facts:
+                cursor = conn.execute(
+                    "INSERT OR IGNORE INTO facts (content, category, tags, trust_score) VALUES (?, ?, ?, ?)",
+                    (content.strip(), category, tags, self.settings.default_trust),
+                )
+                if cursor.rowcount:
+                    fact_id = int(cursor.lastrowid or 0)
+                    link_entities(conn, fact_id, content)
+                    self._store_vector(conn, fact_id, content)
+                    self._dirty_banks.add(category)
+                    added += 1
+        return added
+
     def update(
         self,
         fact_id: int,
