@@ -517,7 +517,9 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "unhelpful_delta": S(0.10, "Trust a fact loses when `fact_feedback` calls it unhelpful.", 0.0, 1.0),
         "fts_weight": S(0.4, "Weight of the FTS5 bm25 rank in a search's relevance.", 0.0, 1.0),
         "overlap_weight": S(0.3, "Weight of word overlap between query and fact in relevance.", 0.0, 1.0),
-        "hrr_weight": S(0.3, "Weight of HRR similarity in relevance (given to the others without numpy).", 0.0, 1.0),
+        "hrr_weight": S(
+            0.3, "Weight of HRR similarity in relevance (given to the others without numpy).", 0.0, 1.0
+        ),
         "half_life_days": S(
             180.0, "Days after which an untouched fact's search score halves; 0 turns recency off.", 0
         ),

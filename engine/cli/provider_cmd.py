@@ -22,7 +22,9 @@ def add_provider_actions(parser: argparse.ArgumentParser) -> None:
     commands = parser.add_subparsers(dest="provider_command", metavar="ACTION")
 
     setup = commands.add_parser("setup", help="choose the external memory provider (asks, or --provider)")
-    setup.add_argument("--provider", metavar="NAME", help="set this provider without asking ('none' for none)")
+    setup.add_argument(
+        "--provider", metavar="NAME", help="set this provider without asking ('none' for none)"
+    )
     setup.set_defaults(handler=run_setup)
 
     status = commands.add_parser("status", help="show what is configured and whether it answers")
@@ -96,7 +98,17 @@ def run_status(args: argparse.Namespace) -> int:
         return EXIT_OK if probe.reachable else EXIT_REFUSED
     settings = probe.settings
     print(f"provider: {name} ({'active' if active else 'not active: memory.provider does not name it'})")
-    for key in ("db_path", "search", "base_url", "workspace", "user_peer", "ai_peer", "api_key", "timeout_s", "sdk"):
+    for key in (
+        "db_path",
+        "search",
+        "base_url",
+        "workspace",
+        "user_peer",
+        "ai_peer",
+        "api_key",
+        "timeout_s",
+        "sdk",
+    ):
         if key in settings:
             print(f"  {key + ':':11} {settings[key]}")
     if not probe.reachable:
@@ -105,7 +117,9 @@ def run_status(args: argparse.Namespace) -> int:
         return EXIT_REFUSED
     print(f"status: answers ({probe.latency_ms:.1f} ms)")
     if "facts" in probe.details:
-        print(f"  facts:      {probe.details['facts']:,} ({probe.details['with_vectors']:,} with HRR vectors)")
+        print(
+            f"  facts:      {probe.details['facts']:,} ({probe.details['with_vectors']:,} with HRR vectors)"
+        )
     for role, peer in probe.details.get("peers", {}).items():
         if peer["exists"]:
             observe = "on" if peer["observe_me"] else "off" if peer["observe_me"] is False else "default"
@@ -203,8 +217,13 @@ def run_setup(args: argparse.Namespace) -> int:
     if not chosen:
         print("memory.provider cleared: the built-in files work alone.")
     elif chosen == "holographic":
-        print(f"memory.provider: holographic. Facts go to {home.root / 'memory_store.db'}; "
-              "`hws memory provider status` checks it.")
+        print(
+            f"memory.provider: holographic. Facts go to {home.root / 'memory_store.db'}; "
+            "`hws memory provider status` checks it."
+        )
     else:
-        print(f"memory.provider: {chosen}. Set its `{chosen}.*` settings, then run `hws memory provider status`.")
+        print(
+            f"memory.provider: {chosen}. Set its `{chosen}.*` settings, "
+            "then run `hws memory provider status`."
+        )
     return EXIT_OK

@@ -49,7 +49,8 @@ out = {"numpy": hermes_hrr._HAS_NUMPY}
 
 HERMES_WRITES = """
 out["added"] = [
-    call("fact_store", action="add", content="Grace Hopper maintains the Harbor Build farm", category="project"),
+    call("fact_store", action="add", content="Grace Hopper maintains the Harbor Build farm",
+         category="project"),
     call("fact_store", action="add", content="The user prefers 'ripgrep' over grep", category="user_pref"),
     call("fact_store", action="add", content="Grace Hopper reviews every release on Fridays", tags="release"),
 ]
@@ -78,7 +79,11 @@ if hermes_hrr._HAS_NUMPY:
 
 
 def run_hermes(db: Path, body: str) -> dict[str, Any]:
-    script = textwrap.dedent(HERMES_PRELUDE) + textwrap.dedent(body) + "\nprovider.shutdown()\nprint(json.dumps(out))\n"
+    script = (
+        textwrap.dedent(HERMES_PRELUDE)
+        + textwrap.dedent(body)
+        + "\nprovider.shutdown()\nprint(json.dumps(out))\n"
+    )
     env = {**os.environ, "HERMES_HOME": str(db.parent)}
     env.pop("PYTHONPATH", None)
     done = subprocess.run(
@@ -88,7 +93,9 @@ def run_hermes(db: Path, body: str) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_a_store_hermes_wrote_is_read_searched_and_written_by_hws_and_hermes_reads_it_back(tmp_path: Path) -> None:
+def test_a_store_hermes_wrote_is_read_searched_and_written_by_hws_and_hermes_reads_it_back(
+    tmp_path: Path,
+) -> None:
     db = tmp_path / "memory_store.db"
     wrote = run_hermes(db, HERMES_WRITES)
     assert [a["status"] for a in wrote["added"]] == ["added"] * 3
@@ -98,10 +105,16 @@ def test_a_store_hermes_wrote_is_read_searched_and_written_by_hws_and_hermes_rea
     assert listed["The user's shell is fish"]["category"] == "user_pref"  # Hermes' on_memory_write
     assert listed["Grace Hopper maintains the Harbor Build farm"]["trust_score"] == pytest.approx(0.55)
     assert [f["fact_id"] for f in queries.probe(store, "grace hopper")][:2] in ([1, 3], [3, 1])
-    assert store.search("which tool instead of grep?", min_trust=0.0)[0]["content"].startswith("The user prefers")
-    added = fact_tools.call(store, "fact_store", {"action": "add", "content": "Grace Hopper runs the sourdough bakery schedule"})
+    assert store.search("which tool instead of grep?", min_trust=0.0)[0]["content"].startswith(
+        "The user prefers"
+    )
+    added = fact_tools.call(
+        store, "fact_store", {"action": "add", "content": "Grace Hopper runs the sourdough bakery schedule"}
+    )
     assert added == {"fact_id": 5, "status": "added"}
-    assert fact_tools.call(store, "fact_feedback", {"action": "helpful", "fact_id": 2})["new_trust"] == pytest.approx(0.55)
+    assert fact_tools.call(store, "fact_feedback", {"action": "helpful", "fact_id": 2})[
+        "new_trust"
+    ] == pytest.approx(0.55)
     assert store.update(3, tags="release,weekly")
     store.close()
 

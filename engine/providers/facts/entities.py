@@ -66,8 +66,7 @@ def link_entities(conn: sqlite3.Connection, fact_id: int, content: str) -> list[
 def entity_ids(conn: sqlite3.Connection, name: str) -> list[int]:
     """Entities matching `name` by name or alias, without regard to case."""
     rows = conn.execute(
-        "SELECT entity_id FROM entities WHERE name LIKE ? "
-        "OR ',' || aliases || ',' LIKE '%,' || ? || ',%'",
+        "SELECT entity_id FROM entities WHERE name LIKE ? OR ',' || aliases || ',' LIKE '%,' || ? || ',%'",
         (name.strip(), name.strip()),
     ).fetchall()
     return [int(r[0]) for r in rows]

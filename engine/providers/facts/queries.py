@@ -73,7 +73,9 @@ def _entity_key(name: str, dim: int) -> Any:
     return hrr.bind(hrr.atom(name.strip().lower(), dim), hrr.atom(hrr.ROLE_ENTITY, dim))
 
 
-def probe(store: FactStore, entity: str, category: str | None = None, limit: int = 10) -> list[dict[str, Any]]:
+def probe(
+    store: FactStore, entity: str, category: str | None = None, limit: int = 10
+) -> list[dict[str, Any]]:
     """Every fact about one entity, the ones it is most bound into and most trusted first."""
     with store.locked() as conn:
         ids = entity_ids(conn, entity)
@@ -90,7 +92,9 @@ def probe(store: FactStore, entity: str, category: str | None = None, limit: int
     return _finish(store, scored, limit)
 
 
-def related(store: FactStore, entity: str, category: str | None = None, limit: int = 10) -> list[dict[str, Any]]:
+def related(
+    store: FactStore, entity: str, category: str | None = None, limit: int = 10
+) -> list[dict[str, Any]]:
     """Facts one step from an entity: about the entities it appears beside, with `via` naming them."""
     with store.locked() as conn:
         ids = entity_ids(conn, entity)
@@ -145,7 +149,9 @@ def reason(
     all_ids = sorted({i for ids in every for i in ids})
     rows = _linked(store, all_ids, category, limit * _CANDIDATES_PER_RESULT)
     links = _links_of(store, [int(r["fact_id"]) for r in rows])
-    keys = [_entity_key(name, store.settings.hrr_dim) for name in wanted] if store.settings.use_vectors else []
+    keys = (
+        [_entity_key(name, store.settings.hrr_dim) for name in wanted] if store.settings.use_vectors else []
+    )
     scored = []
     for row in rows:
         fact = fact_dict(row)
@@ -167,7 +173,8 @@ def contradict(
         where, params = " WHERE f.category = ?", [category]
     with store.locked() as conn:
         rows = conn.execute(
-            f"{_select(store)}{where} ORDER BY COALESCE(f.updated_at, f.created_at) DESC, f.fact_id DESC LIMIT ?",
+            f"{_select(store)}{where} "
+            "ORDER BY COALESCE(f.updated_at, f.created_at) DESC, f.fact_id DESC LIMIT ?",
             (*params, store.settings.scan_limit),
         ).fetchall()
         fact_names: dict[int, set[str]] = {}

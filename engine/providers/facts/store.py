@@ -150,7 +150,7 @@ class FactStore:
         return fact_id, True
 
     def add_many(self, facts: list[tuple[str, str, str]]) -> int:
-        """Store many (content, category, tags) facts in one transaction (imports); returns how many were new."""
+        """Store many (content, category, tags) facts in one transaction; returns how many were new."""
         for content, _category, tags in facts:
             self.check(f"{content}\n{tags}")
         added = 0
@@ -184,7 +184,9 @@ class FactStore:
                 raise FactStoreError("A fact cannot be updated to empty content; remove it instead.")
         self.check(f"{content or ''}\n{tags or ''}")
         with self._transaction() as conn:
-            row = conn.execute("SELECT trust_score, category FROM facts WHERE fact_id = ?", (fact_id,)).fetchone()
+            row = conn.execute(
+                "SELECT trust_score, category FROM facts WHERE fact_id = ?", (fact_id,)
+            ).fetchone()
             if row is None:
                 return False
             sets, params = ["updated_at = CURRENT_TIMESTAMP"], []
@@ -223,7 +225,9 @@ class FactStore:
                 "SELECT trust_score, helpful_count FROM facts WHERE fact_id = ?", (fact_id,)
             ).fetchone()
             if row is None:
-                raise FactStoreError(f"There is no fact {fact_id}; `fact_store` list or search shows the ids.")
+                raise FactStoreError(
+                    f"There is no fact {fact_id}; `fact_store` list or search shows the ids."
+                )
             old = float(row["trust_score"])
             new = clamp_trust(old + delta)
             conn.execute(
@@ -296,7 +300,9 @@ class FactStore:
         with self.locked() as conn:
             return int(conn.execute("SELECT COUNT(*) FROM facts WHERE hrr_vector IS NOT NULL").fetchone()[0])
 
-    def list(self, category: str | None = None, min_trust: float = 0.0, limit: int = 10) -> list[dict[str, Any]]:
+    def list(
+        self, category: str | None = None, min_trust: float = 0.0, limit: int = 10
+    ) -> list[dict[str, Any]]:
         """Facts by trust, highest first."""
         where, params = "trust_score >= ?", [min_trust]
         if category:
@@ -304,7 +310,8 @@ class FactStore:
             params.append(category)
         with self.locked() as conn:
             rows = conn.execute(
-                f"SELECT {FACT_COLUMNS} FROM facts WHERE {where} ORDER BY trust_score DESC, fact_id DESC LIMIT ?",
+                f"SELECT {FACT_COLUMNS} FROM facts WHERE {where} "
+                "ORDER BY trust_score DESC, fact_id DESC LIMIT ?",
                 (*params, limit),
             ).fetchall()
         return [dict(r) for r in rows]
@@ -388,4 +395,6 @@ class FactStore:
             return
         marks = ",".join("?" * len(ids))
         with self.locked() as conn:
-            conn.execute(f"UPDATE facts SET retrieval_count = retrieval_count + 1 WHERE fact_id IN ({marks})", ids)
+            conn.execute(
+                f"UPDATE facts SET retrieval_count = retrieval_count + 1 WHERE fact_id IN ({marks})", ids
+            )
