@@ -524,6 +524,14 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             180.0, "Days after which an untouched fact's search score halves; 0 turns recency off.", 0
         ),
         "prefetch_limit": S(5, "Facts found for the user's message and put in the turn's context.", 0, 50),
+        "first_turn_ms": S(
+            15.0,
+            "Milliseconds a session's first turn may spend on facts about the names its message mentions "
+            "(the entity index, no ranked search), so the model never waits; later turns get the ranked "
+            "prefetch.",
+            0,
+            1000,
+        ),
         "identity_facts": S(20, "User-preference facts the identity view lists beside USER.md.", 0, 200),
         "contradict_scan": S(500, "Most recently updated facts `contradict` compares pairwise.", 2, 5000),
     },

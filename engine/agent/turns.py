@@ -582,13 +582,15 @@ class Agent:
         session.nudges.start_turn()
         state = _TurnState(text)
         interrupted = failed = False
+        # The provider's layer is looked up while the message is expanded and stored, not after.
+        layer_lookup = asyncio.ensure_future(self._provider_layer(text))
         try:
             sent = self._skill_invocation(text) if command else text
             sent = state.text = await self._mcp_references(sent, command)
             await self._record_user_message(session, sent, typed=text)
-            layer = await self._provider_layer(text)
-            await self._call_until_answered(state, layer)
+            await self._call_until_answered(state, await layer_lookup)
         except asyncio.CancelledError:
+            layer_lookup.cancel()
             interrupted = True
             await self._record_interruption(state)
         except Exception as exc:
@@ -607,6 +609,7 @@ class Agent:
                 elif isinstance(exc, StoreError):  # already a sentence: what happened and what to do
                     message = f"The conversation could not be saved, so the turn stopped: {exc}"
                 self._put(ErrorEvent(self.session_id, message))
+            layer_lookup.cancel()
             await self._record_interruption(state, note=False)
         completed = not (interrupted or failed or state.hit_limit)
         self._after_turn(self.opened, state, completed, interrupted)

@@ -115,6 +115,11 @@ class MemoryProvider(Protocol):
         """Fetch the peer context and the dialectic answer the next turn should see."""
         ...
 
+    def quick_prefetch(self, session_id: str, last_user: str) -> PrefetchResult | None:
+        """Context for a session's first turn within the provider's own small budget, from local data;
+        None when it has no such path (a remote service), and the host waits for `prefetch` instead."""
+        ...
+
     def dialectic(self, question: str, session_id: str | None = None) -> str:
         """Answer a natural-language question about the user from what the provider observed."""
         ...

@@ -3,7 +3,8 @@
 The model adds, searches, probes, relates, reasons, finds contradictions, updates, rates, lists and
 removes facts; `memory_store.db` is then read directly to check what each call left. A second run
 checks the learning loop: a memory `add` is also recorded as a fact, and the next session's first
-turn carries the facts relevant to the user's message (in the user message, not the cached prefix).
+turn carries the facts about what the user's message names (in the user message, not the cached
+prefix).
 """
 
 from __future__ import annotations
@@ -155,9 +156,9 @@ def test_a_memory_add_becomes_a_fact_and_the_next_session_is_told(home: Path) ->
         ("The user's editor is Helix Editor", "user_pref")
     ]
     echo = 'name: echo\nrules:\n  - reply: {text: "I was given: {{last_user}}"}\n'
-    events = run(home, echo, "which editor should I open?")
+    events = run(home, echo, "should I open this in Helix Editor?")  # the first turn: the entity index
     said = "".join(e.get("text", "") for e in events if e["type"] == "text_delta")
-    assert "which editor should I open?" in said
+    assert "should I open this in Helix Editor?" in said
     assert "Stored facts" in said and "[0.50] The user's editor is Helix Editor (fact 1)" in said
 
 

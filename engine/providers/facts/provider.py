@@ -20,6 +20,7 @@ from engine.providers.base import (
     ProviderError,
 )
 from engine.providers.facts import hrr, shared
+from engine.providers.facts.recall import QuickRecall
 from engine.providers.facts.schema import FactStoreError
 from engine.providers.facts.store import FactStore
 
@@ -41,6 +42,8 @@ class FactsProvider:
         self.path = shared.store_path(home, config)
         self.prefetch_limit = int(config.facts.prefetch_limit)
         self.user_facts = int(config.facts.identity_facts)
+        self.first_turn_s = float(config.facts.first_turn_ms) / 1000
+        self.recall = QuickRecall(self.path, float(config.facts.min_trust))
         self._store: FactStore | None = None
 
     @classmethod
@@ -67,7 +70,10 @@ class FactsProvider:
         return {"provider": self.name, "db_path": str(self.path), "search": self.mode()}
 
     def start_session(self, session_id: str, parent_session_id: str | None = None) -> None:
-        del session_id, parent_session_id  # facts belong to the home, not to a session
+        """Facts belong to the home, not to a session; opening the store here (on the host's thread)
+        means the first prefetch does not pay for it."""
+        del session_id, parent_session_id
+        _ = self.store
 
     def mirror(self, session_id: str, messages: list[MirroredMessage]) -> int:
         del session_id, messages  # facts are written on purpose (tools, memory adds), not from chat
@@ -79,11 +85,17 @@ class FactsProvider:
             found = self.store.search(last_user, limit=self.prefetch_limit) if last_user.strip() else []
         except FactStoreError as exc:
             raise ProviderError(f"Searching the fact store failed: {exc}") from exc
-        facts = tuple(
-            PrefetchedFact(int(f["fact_id"]), str(f["content"]), float(f["trust_score"]), str(f["category"]))
-            for f in found
+        return PrefetchResult(
+            session_id=session_id, facts=_prefetched(found), duration_s=time.monotonic() - started
         )
-        return PrefetchResult(session_id=session_id, facts=facts, duration_s=time.monotonic() - started)
+
+    def quick_prefetch(self, session_id: str, last_user: str) -> PrefetchResult | None:
+        """The first turn's facts: those about the names the message mentions, within `first_turn_ms`."""
+        started = time.monotonic()
+        found = self.recall.facts(last_user, self.prefetch_limit, self.first_turn_s)
+        return PrefetchResult(
+            session_id=session_id, facts=_prefetched(found), duration_s=time.monotonic() - started
+        )
 
     def dialectic(self, question: str, session_id: str | None = None) -> str:
         del session_id
@@ -125,6 +137,14 @@ class FactsProvider:
         )
 
     def close(self) -> None:
+        self.recall.close()
         store, self._store = self._store, None
         if store is not None:
             shared.release(store)
+
+
+def _prefetched(found: list[dict[str, Any]]) -> tuple[PrefetchedFact, ...]:
+    return tuple(
+        PrefetchedFact(int(f["fact_id"]), str(f["content"]), float(f["trust_score"]), str(f["category"]))
+        for f in found
+    )

@@ -4,7 +4,8 @@ Tables: `facts` (one row per fact, its trust and counters, its HRR vector), `ent
 `fact_entities` links, `facts_fts` (an external-content FTS5 index over content and tags, kept by
 triggers) and `memory_banks` (one bundled vector per category, `cat:<category>`). Opening a file
 creates what is missing and never changes what is there, so a store either program made opens in
-the other.
+the other. (One index Hermes does not make, `fact_entities` by entity, lets a named entity's facts be
+found without reading every link; Hermes ignores it.)
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ CREATE TABLE IF NOT EXISTS fact_entities (
 CREATE INDEX IF NOT EXISTS idx_facts_trust ON facts(trust_score DESC);
 CREATE INDEX IF NOT EXISTS idx_facts_category ON facts(category);
 CREATE INDEX IF NOT EXISTS idx_entities_name ON entities(name);
+CREATE INDEX IF NOT EXISTS idx_fact_entities_entity ON fact_entities(entity_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts USING fts5(content, tags, content=facts, content_rowid=fact_id);
 CREATE TABLE IF NOT EXISTS memory_banks (
     bank_id INTEGER PRIMARY KEY AUTOINCREMENT,

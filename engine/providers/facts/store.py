@@ -270,13 +270,13 @@ class FactStore:
         while rows := cursor.fetchmany(_BANK_CHUNK):
             blobs = [r[0] for r in rows if len(r[0]) == dim * 8]
             if blobs:
-                part = hrr.np.exp(1j * hrr.stack(blobs, dim)).sum(axis=0)
+                part = hrr.numpy().exp(1j * hrr.stack(blobs, dim)).sum(axis=0)
                 total = part if total is None else total + part
                 count += len(blobs)
         if total is None:
             self.conn.execute("DELETE FROM memory_banks WHERE bank_name = ?", (name,))
             return
-        vector = hrr.np.angle(total) % hrr.TAU
+        vector = hrr.numpy().angle(total) % hrr.TAU
         self.conn.execute(
             "INSERT INTO memory_banks (bank_name, vector, dim, fact_count, updated_at) "
             "VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP) ON CONFLICT(bank_name) DO UPDATE SET "
