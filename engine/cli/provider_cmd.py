@@ -13,7 +13,10 @@ from engine.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, fail, open_home
 
 def register(sub: Any) -> None:
     add_provider_actions(
-        sub.add_parser("provider", help="the external memory provider (Honcho): status, identity drift")
+        sub.add_parser(
+            "provider",
+            help="the external memory provider (Honcho or the local fact store): setup, status, drift",
+        )
     )
 
 
