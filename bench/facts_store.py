@@ -20,6 +20,7 @@ from engine.config import load_config
 from engine.home import Home
 from engine.providers.facts import hrr
 from engine.providers.facts.store import FactStore
+from engine.providers.facts.text import fts_query
 from engine.providers.host import ProviderHost
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,6 +122,7 @@ def _search_figures(store: FactStore, db: Path, count: int, asked: list[str]) ->
         store.search(query)
         times.append((time.perf_counter() - started) * 1000)
     mode = "hrr+fts5" if store.settings.use_vectors else "fts5"
+    before = _one_or_query_times(store, asked)
     hermes = _hermes_search(db, asked)
     if hermes is None:
         baseline = "Hermes' plugin: no Hermes venv (.ci/run makes .hermes-venv)"
@@ -137,9 +139,23 @@ def _search_figures(store: FactStore, db: Path, count: int, asked: list[str]) ->
             max(times),
             "ms",
             "< 200 ms",
+            f"before (one OR query over every word): median {median(before):.2f} ms, "
+            f"worst {max(before):.2f} ms",
             met=max(times) < 200,
         ),
     ]
+
+
+def _one_or_query_times(store: FactStore, asked: list[str]) -> list[float]:
+    """The search as it was: every fact holding any query word ranked by FTS5, then the top reranked."""
+    times = []
+    for query in asked:
+        started = time.perf_counter()
+        with store.locked() as conn:
+            rows = store._matching(conn, fts_query(query), None, store.settings.min_trust, 30)
+        store.rank(query, [dict(r) for r in rows])[:10]
+        times.append((time.perf_counter() - started) * 1000)
+    return times
 
 
 async def _first_token(root: Path, base_url: str, text: str) -> float:

@@ -524,6 +524,12 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             180.0, "Days after which an untouched fact's search score halves; 0 turns recency off.", 0
         ),
         "prefetch_limit": S(5, "Facts found for the user's message and put in the turn's context.", 0, 50),
+        "search_or_cap": S(
+            5000,
+            "Facts a search may rank when no query with all (or the rarest) of its words finds enough: "
+            "the OR fallback takes the rarest words whose facts add up to at most this.",
+            10,
+        ),
         "first_turn_ms": S(
             15.0,
             "Milliseconds a session's first turn may spend on facts about the names its message mentions "

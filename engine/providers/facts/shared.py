@@ -47,6 +47,7 @@ def settings_from(config: Config) -> FactSettings:
         hrr_weight=float(section.hrr_weight),
         half_life_days=float(section.half_life_days),
         scan_limit=int(section.contradict_scan),
+        or_cap=int(section.search_or_cap),
     )
 
 

@@ -23,7 +23,8 @@ from typing import Any
 from engine.providers.facts import hrr
 from engine.providers.facts.entities import link_entities
 from engine.providers.facts.schema import FACT_COLUMNS, FactStoreError, connect
-from engine.providers.facts.text import fts_query, word_set
+from engine.providers.facts.search_plan import TermFrequencies, match_plans, rarest_first
+from engine.providers.facts.text import significant_words, word_set
 
 CATEGORIES = ("user_pref", "project", "tool", "general")
 _BANK_CHUNK = 2048  # vectors summed at a time when a category's bank is rebuilt
@@ -46,6 +47,7 @@ class FactSettings:
     hrr_weight: float = 0.3
     half_life_days: float = 0.0  # 0: no recency decay
     candidates_per_result: int = 3
+    or_cap: int = 5000  # documents an OR fallback may rank: its words' frequencies add up to at most this
     scan_limit: int = 500  # facts compared pairwise by `contradict`, the most recently updated
 
     @property
@@ -85,6 +87,7 @@ class FactStore:
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = connect(path)
         self._dirty_banks: set[str] = set()
+        self._frequencies = TermFrequencies()
 
     # -- plumbing ---------------------------------------------------------------------------------
 
@@ -326,11 +329,11 @@ class FactStore:
         count_retrieval: bool = False,
     ) -> list[dict[str, Any]]:
         """Facts matching `query`, best first, each with its `score` (relevance × trust × recency)."""
-        match = fts_query(query)
-        if not match or limit <= 0:
+        words = significant_words(query)
+        if not words or limit <= 0:
             return []
         floor = self.settings.min_trust if min_trust is None else min_trust
-        rows = self._candidates(match, category, floor, limit * self.settings.candidates_per_result)
+        rows = self._candidates(words, category, floor, limit * self.settings.candidates_per_result)
         if not rows:
             return []
         results = self.rank(query, rows)[:limit]
@@ -338,7 +341,29 @@ class FactStore:
             self.count_retrievals([int(r["fact_id"]) for r in results])
         return results
 
-    def _candidates(self, match: str, category: str | None, floor: float, limit: int) -> list[sqlite3.Row]:
+    def _candidates(
+        self, words: list[str], category: str | None, floor: float, need: int
+    ) -> list[dict[str, Any]]:
+        """Up to `need` facts from the narrowest queries that find enough (see `search_plan`), each with
+        `bm25`: its rank within its query, scaled by the share of the query's words that query required."""
+        found: dict[int, dict[str, Any]] = {}
+        with self.locked() as conn:
+            counted = rarest_first(conn, words, self._frequencies)
+            for match, share in match_plans(counted, self.settings.or_cap):
+                rows = self._matching(conn, match, category, floor, need)
+                top = max((abs(float(r["bm25"])) for r in rows), default=0.0) or 1.0
+                for row in rows:
+                    if int(row["fact_id"]) not in found and len(found) < need:
+                        fact = dict(row)
+                        fact["bm25"] = share * abs(float(row["bm25"])) / top
+                        found[int(row["fact_id"])] = fact
+                if len(found) >= need:
+                    break
+        return list(found.values())
+
+    def _matching(
+        self, conn: sqlite3.Connection, match: str, category: str | None, floor: float, limit: int
+    ) -> list[sqlite3.Row]:
         vector = ", f.hrr_vector" if self.settings.use_vectors else ""
         where, params = "facts_fts MATCH ? AND f.trust_score >= ?", [match, floor]
         if category:
@@ -350,13 +375,12 @@ class FactStore:
             f"FROM facts_fts JOIN facts f ON f.fact_id = facts_fts.rowid WHERE {where} "
             "ORDER BY facts_fts.rank LIMIT ?"
         )
-        with self.locked() as conn:
-            try:
-                return conn.execute(sql, (*params, limit)).fetchall()
-            except sqlite3.OperationalError:  # a query FTS5 cannot parse finds nothing
-                return []
+        try:
+            return conn.execute(sql, (*params, limit)).fetchall()
+        except sqlite3.OperationalError:  # a query FTS5 cannot parse finds nothing
+            return []
 
-    def rank(self, query: str, rows: list[sqlite3.Row]) -> list[dict[str, Any]]:
+    def rank(self, query: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Score candidates: weighted bm25, word overlap and HRR similarity, times trust and recency."""
         s = self.settings
         top = max(max(abs(float(r["bm25"])) for r in rows), 1e-6)

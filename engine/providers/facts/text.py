@@ -1,4 +1,4 @@
-"""Words of a query: an FTS5 expression any of whose significant words may match, and word sets."""
+"""Words of a query: its significant words, FTS5 expressions matching any or all of them, word sets."""
 
 from __future__ import annotations
 
@@ -24,14 +24,27 @@ _STOPWORDS = frozenset(
 # fmt: on
 
 
-def fts_query(text: str) -> str:
-    """An FTS5 MATCH expression: the significant words, each quoted, joined with OR ("" if none)."""
+def significant_words(text: str) -> list[str]:
+    """The words of `text` worth searching for, lower case, each once, FTS5 operators removed."""
     seen: dict[str, None] = {}
     for raw in text.lower().split():
         word = raw.strip(_EDGES).translate(_FTS_OPERATORS)
         if len(word) >= 2 and word not in _STOPWORDS:
             seen[word] = None
-    return " OR ".join(f'"{word}"' for word in seen)
+    return list(seen)
+
+
+def fts_query(text: str) -> str:
+    """An FTS5 MATCH expression: the significant words, each quoted, joined with OR ("" if none)."""
+    return match_any(significant_words(text))
+
+
+def match_any(words: list[str]) -> str:
+    return " OR ".join(f'"{word}"' for word in words)
+
+
+def match_all(words: list[str]) -> str:
+    return " AND ".join(f'"{word}"' for word in words)
 
 
 def word_set(text: str) -> set[str]:
