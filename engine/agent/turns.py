@@ -52,9 +52,11 @@ from engine.events import (
     ConversationRewound,
     ErrorEvent,
     Event,
+    FactsRecalled,
     GuardedSettingsChanged,
     NudgeFired,
     ReasoningDelta,
+    RecalledFact,
     SessionBranched,
     SessionChanged,
     SessionTitled,
@@ -695,10 +697,14 @@ class Agent:
         if host is None:
             return None
         try:
-            return await host.turn_layer(text)
+            layer = await host.turn_layer(text)
         except Exception:  # the provider never blocks or breaks a turn
             log.exception("provider layer failed")
             return None
+        if layer is not None and host.recalled:
+            recalled = tuple(RecalledFact(f.fact_id, f.content, f.trust, f.category) for f in host.recalled)
+            self._put(FactsRecalled(self.session_id, recalled))
+        return layer
 
     async def _call_until_answered(self, state: _TurnState, layer: str | None) -> None:
         max_calls = int(self.config.agent.max_turns)

@@ -102,9 +102,22 @@ def test_every_fact_store_action_through_hws_run(home: Path) -> None:
         ("fact_store", {"action": "remove", "fact_id": 1}),
         ("fact_store", {"action": "search", "query": "tea"}),
     ]
-    got = results(run(home, calls_scenario(calls)))
+    events = run(home, calls_scenario(calls))
+    got = results(events)
     assert len(got) == len(calls)
     assert [r.get("fact_id") for r in got[:3]] == [1, 2, 3] and got[0]["status"] == "added"
+    written = [(e["fact_id"], e["action"], e["trust"]) for e in events if e["type"] == "fact_written"]
+    assert written == [
+        (1, "add", 0.5),
+        (2, "add", 0.5),
+        (3, "add", 0.5),
+        (3, "update", 0.5),
+        (1, "feedback", pytest.approx(0.4)),
+        (2, "feedback", pytest.approx(0.55)),
+        (1, "remove", pytest.approx(0.4)),  # as it stood before it went
+    ], "every write is an event carrying the fact, so a UI never reads the file to learn it"
+    removed = next(e for e in events if e["type"] == "fact_written" and e["action"] == "remove")
+    assert removed["content"] == "Ada Lovelace prefers green tea" and removed["category"] == "user_pref"
     assert got[3]["results"][0]["fact_id"] == 1 and got[3]["count"] >= 1
     assert {r["fact_id"] for r in got[4]["results"]} == {1, 2}  # probe: what is linked to the entity
     related = got[5]["results"]
@@ -160,6 +173,8 @@ def test_a_memory_add_becomes_a_fact_and_the_next_session_is_told(home: Path) ->
     said = "".join(e.get("text", "") for e in events if e["type"] == "text_delta")
     assert "should I open this in Helix Editor?" in said
     assert "Stored facts" in said and "[0.50] The user's editor is Helix Editor (fact 1)" in said
+    recalled = [e for e in events if e["type"] == "facts_recalled"]
+    assert [[(f["fact_id"], f["trust"]) for f in e["facts"]] for e in recalled] == [[(1, 0.5)]]
 
 
 def test_a_fact_holding_a_secret_or_an_injection_is_refused(home: Path) -> None:
