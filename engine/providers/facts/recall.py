@@ -21,7 +21,8 @@ _PROGRESS_STEPS = 500  # SQLite virtual-machine steps between two deadline check
 _ENTITY_IDS = (
     "SELECT entity_id FROM entities WHERE name LIKE ? OR ',' || aliases || ',' LIKE '%,' || ? || ',%'"
 )
-_LINKS = "SELECT COUNT(*) FROM fact_entities WHERE entity_id = ?"
+_LINK_CAP = 2000  # links counted per entity to find the rarest; past this, all are "common"
+_LINKS = f"SELECT COUNT(*) FROM (SELECT 1 FROM fact_entities WHERE entity_id = ? LIMIT {_LINK_CAP})"
 
 
 class QuickRecall:
