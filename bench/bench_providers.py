@@ -1,4 +1,5 @@
-"""External memory: what a turn pays for Honcho (nothing, after the first), against the local server."""
+"""External memory: what a turn pays for Honcho (nothing, after the first), against the local server;
+then the local fact store at 100,000 facts beside Hermes' own plugin (`facts_store`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import time
 
 import yaml
 
+from bench import facts_store
 from bench.common import Figure, Options, median, temp_home, time_ms
 from engine.config import load_config
 from engine.home import Home
@@ -98,4 +100,5 @@ def run(options: Options) -> list[Figure]:
             "import honcho-ai (paid only when Honcho is active)", median(samples), "ms", note="lazy import"
         )
     )
+    figures += facts_store.run(options)
     return figures

@@ -128,7 +128,11 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             "lets the model save memories; 0 turns it off.",
             0,
         ),
-        "provider": S("", "External memory provider (`honcho`), on top of the built-in files."),
+        "provider": S(
+            "",
+            "External memory provider on top of the built-in files: `honcho`, or `holographic` (alias "
+            "`facts`), the local fact store.",
+        ),
         "journal_max_entries": S(2000, "Write-journal entries kept before the oldest are pruned.", 10),
         "journal_fsync": S(
             False, "Fsync each journal entry; off, a power cut may lose the newest history (files stay safe)."
@@ -567,6 +571,44 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         ),
         "max_conclusions": S(25, "Conclusions per peer representation fetched for the next turn.", 1, 100),
         "message_max_chars": S(25_000, "Longest message Honcho takes; longer ones are sent in parts.", 100),
+    },
+    "facts": {
+        "db_path": S("", "The fact store's SQLite file; empty is `$HERMES_HOME/memory_store.db` (Hermes')."),
+        "vectors": S(
+            "auto",
+            "HRR vectors for ranking and entity queries: `auto` uses them when numpy is installed.",
+            choices=("auto", "off"),
+        ),
+        "hrr_dim": S(1024, "Angles per HRR vector (Hermes' default; both must agree to share vectors).", 64),
+        "default_trust": S(0.5, "Trust a new fact starts with.", 0.0, 1.0),
+        "min_trust": S(0.3, "Facts below this trust are left out of searches and prefetches.", 0.0, 1.0),
+        "helpful_delta": S(0.05, "Trust a fact gains when `fact_feedback` calls it helpful.", 0.0, 1.0),
+        "unhelpful_delta": S(0.10, "Trust a fact loses when `fact_feedback` calls it unhelpful.", 0.0, 1.0),
+        "fts_weight": S(0.4, "Weight of the FTS5 bm25 rank in a search's relevance.", 0.0, 1.0),
+        "overlap_weight": S(0.3, "Weight of word overlap between query and fact in relevance.", 0.0, 1.0),
+        "hrr_weight": S(
+            0.3, "Weight of HRR similarity in relevance (given to the others without numpy).", 0.0, 1.0
+        ),
+        "half_life_days": S(
+            180.0, "Days after which an untouched fact's search score halves; 0 turns recency off.", 0
+        ),
+        "prefetch_limit": S(5, "Facts found for the user's message and put in the turn's context.", 0, 50),
+        "search_or_cap": S(
+            5000,
+            "Facts a search may rank when no query with all (or the rarest) of its words finds enough: "
+            "the OR fallback takes the rarest words whose facts add up to at most this.",
+            10,
+        ),
+        "first_turn_ms": S(
+            15.0,
+            "Milliseconds a session's first turn may spend on facts about the names its message mentions "
+            "(the entity index, no ranked search), so the model never waits; later turns get the ranked "
+            "prefetch.",
+            0,
+            1000,
+        ),
+        "identity_facts": S(20, "User-preference facts the identity view lists beside USER.md.", 0, 200),
+        "contradict_scan": S(500, "Most recently updated facts `contradict` compares pairwise.", 2, 5000),
     },
     "external_memory": {
         "first_turn_wait": S(

@@ -112,6 +112,14 @@ def _memory_written(e: events.MemoryWritten) -> Line:
     return logging.INFO, f"memory {e.target} {e.action} by {e.who} ({e.journal_id}): {_short(e.message)}"
 
 
+def _fact_written(e: events.FactWritten) -> Line:
+    return logging.INFO, f"fact {e.fact_id} {e.action} (trust {e.trust:.2f}): {_short(e.content)}"
+
+
+def _facts_recalled(e: events.FactsRecalled) -> Line:
+    return logging.DEBUG, f"facts in context: {', '.join(str(f.fact_id) for f in e.facts)}"
+
+
 def _skill_changed(e: events.SkillChanged) -> Line:
     return logging.INFO, f"skill {e.name} {e.action} by {e.who}: {_short(e.message)}"
 
@@ -157,6 +165,8 @@ _DESCRIBE: dict[type[Any], Callable[[Any], Line]] = {
     events.SessionBranched: _session_changed,
     events.ConversationRewound: _rewound,
     events.MemoryWritten: _memory_written,
+    events.FactWritten: _fact_written,
+    events.FactsRecalled: _facts_recalled,
     events.SkillChanged: _skill_changed,
     events.SkillLoaded: _skill_loaded,
     events.GuardedSettingsChanged: _guarded,

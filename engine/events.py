@@ -158,6 +158,34 @@ class MemoryWritten(Event):
 
 
 @dataclass(frozen=True)
+class FactWritten(Event):
+    """The fact store changed: a fact added, updated, rated or removed, as it now stands (or stood)."""
+
+    fact_id: int
+    action: str  # add | update | remove | feedback
+    content: str
+    trust: float
+    category: str
+
+
+@dataclass(frozen=True)
+class RecalledFact:
+    """One stored fact put in a turn's context."""
+
+    fact_id: int
+    content: str
+    trust: float
+    category: str
+
+
+@dataclass(frozen=True)
+class FactsRecalled(Event):
+    """The facts the external memory provider put in this turn's context, with their trust."""
+
+    facts: tuple[RecalledFact, ...]
+
+
+@dataclass(frozen=True)
 class SkillChanged(Event):
     name: str
     action: str  # create | patch | edit | delete | write_file | remove_file | restore

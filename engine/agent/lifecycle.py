@@ -157,7 +157,25 @@ class Lifecycle:
             session.host = ProviderHost.from_config(parts.home, parts.config, emit=self._emit_background)
             if session.host is not None:
                 session.host.start(session.session_id)
+                session.ctx.resources["memory_provider"] = session.host
+            await self._open_facts(session)
         return session
+
+    async def _open_facts(self, session: AgentSession) -> None:
+        """The fact store's tools need the store itself: open it when it is the memory provider."""
+        from engine.tools.offered import fact_store_active
+
+        if not fact_store_active(self.parts.config):
+            return
+        from engine.providers.facts import shared
+        from engine.providers.facts.schema import FactStoreError
+
+        try:
+            facts = await asyncio.to_thread(shared.acquire, self.parts.home, self.parts.config)
+        except FactStoreError as exc:
+            self._emit_background(Status(session.session_id, "warning", str(exc)))
+            return
+        session.ctx.resources["facts"] = facts
 
     async def _session_tools(self, store: SessionStore) -> SessionTools:
         from engine.memory.store import Memory
@@ -202,6 +220,11 @@ class Lifecycle:
         if session is not None and session.host is not None:
             await asyncio.to_thread(session.host.close)
             session.host = None
+        facts = session.ctx.resources.pop("facts", None) if session is not None else None
+        if facts is not None:
+            from engine.providers.facts import shared
+
+            await asyncio.to_thread(shared.release, facts)
 
     async def flush_before_end(self, session: AgentSession) -> None:
         """`memory.flush_min_turns`: after that many user turns since the last flush, the model may save

@@ -53,9 +53,11 @@ from engine.events import (
     ConversationRewound,
     ErrorEvent,
     Event,
+    FactsRecalled,
     GuardedSettingsChanged,
     NudgeFired,
     ReasoningDelta,
+    RecalledFact,
     SessionBranched,
     SessionChanged,
     SessionTitled,
@@ -597,13 +599,15 @@ class Agent:
         session.nudges.start_turn()
         state = _TurnState(text)
         interrupted = failed = False
+        # The provider's layer is looked up while the message is expanded and stored, not after.
+        layer_lookup = asyncio.ensure_future(self._provider_layer(text))
         try:
             sent = self._skill_invocation(text) if command else text
             sent = state.text = await self._mcp_references(sent, command)
             await self._record_user_message(session, sent, typed=text)
-            layer = await self._provider_layer(text)
-            await self._call_until_answered(state, layer)
+            await self._call_until_answered(state, await layer_lookup)
         except asyncio.CancelledError:
+            layer_lookup.cancel()
             interrupted = True
             await self._record_interruption(state)
         except Exception as exc:
@@ -622,6 +626,7 @@ class Agent:
                 elif isinstance(exc, StoreError):  # already a sentence: what happened and what to do
                     message = f"The conversation could not be saved, so the turn stopped: {exc}"
                 self._put(ErrorEvent(self.session_id, message))
+            layer_lookup.cancel()
             await self._record_interruption(state, note=False)
         with contextlib.suppress(Exception):  # a result that cannot be kept now waits for the next turn
             await self._take_delivered()
@@ -709,10 +714,14 @@ class Agent:
         if host is None:
             return None
         try:
-            return await host.turn_layer(text)
+            layer = await host.turn_layer(text)
         except Exception:  # the provider never blocks or breaks a turn
             log.exception("provider layer failed")
             return None
+        if layer is not None and host.recalled:
+            recalled = tuple(RecalledFact(f.fact_id, f.content, f.trust, f.category) for f in host.recalled)
+            self._put(FactsRecalled(self.session_id, recalled))
+        return layer
 
     async def _call_until_answered(self, state: _TurnState, layer: str | None) -> None:
         max_calls = int(self.config.agent.max_turns)

@@ -64,7 +64,7 @@ def register(sub: Any) -> None:
     _json(undo)
     undo.set_defaults(handler=run_undo)
 
-    add_provider_actions(actions.add_parser("provider", help="the external memory provider (Honcho)"))
+    add_provider_actions(actions.add_parser("provider", help="the external memory provider: setup, status"))
     add_pending_actions(actions, "memory")
 
 

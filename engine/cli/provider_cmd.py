@@ -13,13 +13,22 @@ from engine.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, fail, open_home
 
 def register(sub: Any) -> None:
     add_provider_actions(
-        sub.add_parser("provider", help="the external memory provider (Honcho): status, identity drift")
+        sub.add_parser(
+            "provider",
+            help="the external memory provider (Honcho or the local fact store): setup, status, drift",
+        )
     )
 
 
 def add_provider_actions(parser: argparse.ArgumentParser) -> None:
     """The provider actions; also mounted as `hws memory provider ...`."""
     commands = parser.add_subparsers(dest="provider_command", metavar="ACTION")
+
+    setup = commands.add_parser("setup", help="choose the external memory provider (asks, or --provider)")
+    setup.add_argument(
+        "--provider", metavar="NAME", help="set this provider without asking ('none' for none)"
+    )
+    setup.set_defaults(handler=run_setup)
 
     status = commands.add_parser("status", help="show what is configured and whether it answers")
     status.add_argument("--provider", metavar="NAME", help="check this provider even if it is not active")
@@ -61,14 +70,18 @@ def run_status(args: argparse.Namespace) -> int:
     if host is None:
         message = (
             "No external memory provider is active (`memory.provider` is empty); the built-in "
-            "MEMORY.md and USER.md work alone. Set `memory.provider: honcho` to add Honcho."
+            "MEMORY.md and USER.md work alone. `hws memory provider setup` adds one: "
+            "`holographic`, the local fact store, or `honcho`."
         )
         if args.json:
             print_json({"provider": "", "active": False, "message": message})
         else:
             print(message)
         return EXIT_OK
-    active = name == str(config.memory.provider or "").strip().lower()
+    from engine.providers.registry import ALIASES
+
+    configured = str(config.memory.provider or "").strip().lower()
+    active = name == ALIASES.get(configured, configured)
     try:
         probe = host.probe()
     finally:
@@ -88,7 +101,17 @@ def run_status(args: argparse.Namespace) -> int:
         return EXIT_OK if probe.reachable else EXIT_REFUSED
     settings = probe.settings
     print(f"provider: {name} ({'active' if active else 'not active: memory.provider does not name it'})")
-    for key in ("base_url", "workspace", "user_peer", "ai_peer", "api_key", "timeout_s", "sdk"):
+    for key in (
+        "db_path",
+        "search",
+        "base_url",
+        "workspace",
+        "user_peer",
+        "ai_peer",
+        "api_key",
+        "timeout_s",
+        "sdk",
+    ):
         if key in settings:
             print(f"  {key + ':':11} {settings[key]}")
     if not probe.reachable:
@@ -96,6 +119,10 @@ def run_status(args: argparse.Namespace) -> int:
         print("Turns go on without it; check the URL, the key and that the server runs.")
         return EXIT_REFUSED
     print(f"status: answers ({probe.latency_ms:.1f} ms)")
+    if "facts" in probe.details:
+        print(
+            f"  facts:      {probe.details['facts']:,} ({probe.details['with_vectors']:,} with HRR vectors)"
+        )
     for role, peer in probe.details.get("peers", {}).items():
         if peer["exists"]:
             observe = "on" if peer["observe_me"] else "off" if peer["observe_me"] is False else "default"
@@ -161,4 +188,45 @@ def run_ask(args: argparse.Namespace) -> int:
     finally:
         host.close()
     print(answer or f"{name} knows nothing that answers this yet.")
+    return EXIT_OK
+
+
+def run_setup(args: argparse.Namespace) -> int:
+    """Hermes' `memory setup`: pick a provider (from --provider, or by number), write `memory.provider`."""
+    from engine.config_edit import ConfigEditError, update_config
+    from engine.providers.registry import ALIASES, PROVIDERS, provider_names
+
+    home, _config = open_home(args)
+    names = provider_names()
+    choice = (args.provider or "").strip().lower()
+    if not choice:
+        print("External memory providers (on top of MEMORY.md and USER.md):")
+        print("  0. none: the built-in files alone")
+        for number, name in enumerate(names, start=1):
+            print(f"  {number}. {name}: {PROVIDERS[name].summary}")
+        try:
+            answer = input(f"Choose 0-{len(names)}: ").strip().lower()
+        except EOFError:
+            fail("No choice was given; run again and type a number, or pass --provider NAME.", EXIT_USAGE)
+        choice = names[int(answer) - 1] if answer.isdigit() and 0 < int(answer) <= len(names) else answer
+        choice = "none" if answer == "0" else choice
+    chosen = "" if choice in ("none", "off", "") else ALIASES.get(choice, choice)
+    if chosen and chosen not in PROVIDERS:
+        fail(f"{choice!r} is not a provider; choose one of: none, {', '.join(names)}.", EXIT_USAGE)
+    try:
+        update_config(home.root / "config.yaml", "memory", {"provider": chosen}, keep_comments=True)
+    except ConfigEditError as exc:
+        fail(str(exc), EXIT_REFUSED)
+    if not chosen:
+        print("memory.provider cleared: the built-in files work alone.")
+    elif chosen == "holographic":
+        print(
+            f"memory.provider: holographic. Facts go to {home.root / 'memory_store.db'}; "
+            "`hws memory provider status` checks it."
+        )
+    else:
+        print(
+            f"memory.provider: {chosen}. Set its `{chosen}.*` settings, "
+            "then run `hws memory provider status`."
+        )
     return EXIT_OK

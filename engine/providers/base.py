@@ -32,6 +32,16 @@ class MirroredMessage:
 
 
 @dataclass(frozen=True)
+class PrefetchedFact:
+    """One stored fact a prefetch found relevant, with the trust the store gives it."""
+
+    fact_id: int
+    content: str
+    trust: float
+    category: str = "general"
+
+
+@dataclass(frozen=True)
 class PrefetchResult:
     """What a provider knows that the next turn may use; rendered once into an ephemeral layer."""
 
@@ -45,6 +55,7 @@ class PrefetchResult:
     fetched_at: float = field(default_factory=time.time)
     duration_s: float = 0.0
     errors: tuple[str, ...] = ()  # parts that failed while others arrived
+    facts: tuple[PrefetchedFact, ...] = ()  # a fact store's matches for the user's last message
 
     @property
     def empty(self) -> bool:
@@ -54,6 +65,7 @@ class PrefetchResult:
             or self.user_card
             or self.ai_card
             or self.dialectic_answer.strip()
+            or self.facts
         )
 
 
@@ -103,8 +115,17 @@ class MemoryProvider(Protocol):
         """Fetch the peer context and the dialectic answer the next turn should see."""
         ...
 
+    def quick_prefetch(self, session_id: str, last_user: str) -> PrefetchResult | None:
+        """Context for a session's first turn within the provider's own small budget, from local data;
+        None when it has no such path (a remote service), and the host waits for `prefetch` instead."""
+        ...
+
     def dialectic(self, question: str, session_id: str | None = None) -> str:
         """Answer a natural-language question about the user from what the provider observed."""
+        ...
+
+    def on_memory_write(self, action: str, target: str, content: str) -> None:
+        """The built-in memory tool wrote `content` to MEMORY.md (target memory) or USER.md (user)."""
         ...
 
     def observed_identity(self) -> ObservedIdentity:

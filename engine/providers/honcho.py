@@ -308,6 +308,10 @@ class HonchoProvider:
         except Exception as exc:
             raise self._fail("Mirroring messages to Honcho failed", exc) from exc
 
+    def quick_prefetch(self, session_id: str, last_user: str) -> PrefetchResult | None:
+        del session_id, last_user  # every answer is a network call: the first turn waits for prefetch
+        return None
+
     def prefetch(self, session_id: str, last_user: str) -> PrefetchResult:
         started = time.monotonic()
         try:
@@ -361,6 +365,9 @@ class HonchoProvider:
         except Exception as exc:
             raise self._fail("Asking Honcho failed", exc) from exc
         return answer if isinstance(answer, str) else ""
+
+    def on_memory_write(self, action: str, target: str, content: str) -> None:
+        del action, target, content  # Honcho forms its own view from the mirrored conversation
 
     def observed_identity(self) -> ObservedIdentity:
         try:

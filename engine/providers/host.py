@@ -5,7 +5,9 @@ The agent calls four things, none of which blocks a turn or raises:
 - `mirror(role, content)` for each completed user or assistant message;
 - `after_turn(last_user)` when a turn ends: a background prefetch of the next turn's context;
 - `turn_layer(user_text)` before the model call: the prefetched text, taken once (a destructive
-  read), or None. Only the first turn of a session waits, at most `first_turn_wait` seconds.
+  read), or None. A session's first turn takes the provider's quick answer (a local store's entity
+  index, inside its own budget); a provider without one (a remote service) makes only that first
+  turn wait, at most `first_turn_wait` seconds.
 
 All provider calls run in order on one daemon thread. Failures become a status record and a
 `Status` event through `emit` (called on that thread); the conversation goes on without them.
@@ -27,6 +29,7 @@ from engine.providers.base import (
     ROLES_MIRRORED,
     MemoryProvider,
     MirroredMessage,
+    PrefetchedFact,
     PrefetchResult,
     ProbeResult,
     ProviderConfigError,
@@ -89,6 +92,11 @@ class HostStatus:
         return dict(self.__dict__)
 
 
+def _ignored() -> concurrent.futures.Future[Any]:
+    """A future nobody waits on, for calls whose failure the status record reports."""
+    return concurrent.futures.Future()
+
+
 class _NullProvider:
     """Stands in when the chosen provider cannot even be built; the host reports why."""
 
@@ -131,6 +139,7 @@ class ProviderHost:
         self._last_ok_at: float | None = None
         self._mirrored = self._dropped = self._prefetches = 0
         self._last_prefetch_s = 0.0
+        self.recalled: tuple[PrefetchedFact, ...] = ()  # the facts of the layer last served
 
     @classmethod
     def from_config(
@@ -195,6 +204,12 @@ class ProviderHost:
         message = MirroredMessage(role, content)
         return self._submit(("mirror", self._session_id, message))
 
+    def memory_written(self, action: str, target: str, content: str) -> bool:
+        """The memory tool changed MEMORY.md or USER.md: tell the provider in the background."""
+        if not content.strip():
+            return False
+        return self._submit(("call", lambda p: p.on_memory_write(action, target, content), _ignored()))
+
     def after_turn(self, last_user: str) -> None:
         """The turn ended: fetch the next turn's context in the background."""
         self._schedule_prefetch(last_user)
@@ -205,10 +220,20 @@ class ProviderHost:
             result, self._slot = self._slot, None
             if result is not None:
                 self._warm = True
-        return self.render(result) if result is not None else None
+        return self._serve(result) if result is not None else None
+
+    def _serve(self, result: PrefetchResult) -> str | None:
+        """Render a result for the turn and keep its facts as `recalled` (what the UI lists)."""
+        with self._lock:
+            self.recalled = result.facts
+        return self.render(result)
 
     async def turn_layer(self, user_text: str) -> str | None:
-        """The ephemeral layer for the turn about to run; the first turn waits, the rest never do."""
+        """The ephemeral layer for the turn about to run; only a first turn without a quick path waits."""
+        if self._first_turn_due():
+            quick = await asyncio.to_thread(self._quick_first_turn, user_text)
+            if quick is not None:
+                return self._serve(quick)
         future = self._first_turn_future(user_text)
         if future is not None:
             try:
@@ -221,6 +246,9 @@ class ProviderHost:
 
     def turn_layer_sync(self, user_text: str) -> str | None:
         """`turn_layer` for callers without an event loop."""
+        quick = self._quick_first_turn(user_text) if self._first_turn_due() else None
+        if quick is not None:
+            return self._serve(quick)
         future = self._first_turn_future(user_text)
         if future is not None:
             try:
@@ -319,6 +347,9 @@ class ProviderHost:
             lines += ["", "### You, as observed", result.ai_representation.strip()]
         if result.dialectic_answer.strip():
             lines += ["", "### What matters now", result.dialectic_answer.strip()]
+        if result.facts:
+            lines += ["", "### Stored facts (trust in brackets; rate them with fact_feedback)"]
+            lines += [f"- [{fact.trust:.2f}] {fact.content} (fact {fact.fact_id})" for fact in result.facts]
         text = "\n".join(lines).translate(_INVISIBLE)
         return tokens.truncate(text, self.settings.layer_max_tokens)
 
@@ -363,6 +394,24 @@ class ProviderHost:
             future.cancel()
             return None
         return future
+
+    def _first_turn_due(self) -> bool:
+        with self._lock:
+            return not self._warm and self._slot is None and self.usable
+
+    def _quick_first_turn(self, user_text: str) -> PrefetchResult | None:
+        """The provider's quick answer for a first turn (it keeps its own budget), or None to wait."""
+        with self._lock:
+            session_id = self._session_id
+        try:
+            result = self.provider.quick_prefetch(session_id, user_text)
+        except Exception as exc:  # a quick path that fails falls back to waiting, as without one
+            self._record_failure(f"{self.name}'s first-turn lookup failed: {exc}")
+            return None
+        if result is not None:
+            with self._lock:
+                self._warm = True
+        return result
 
     def _first_turn_future(self, user_text: str) -> concurrent.futures.Future[Any] | None:
         with self._lock:

@@ -32,7 +32,13 @@ PROVIDERS: dict[str, ProviderSpec] = {
         "engine.providers.honcho:HonchoProvider.from_config",
         "Honcho (plastic-labs): a user peer and an AI peer, both observed, with a dialectic API.",
     ),
+    "holographic": ProviderSpec(
+        "holographic",
+        "engine.providers.facts.provider:FactsProvider.from_config",
+        "A local fact store (memory_store.db, as Hermes' holographic plugin keeps it): no server.",
+    ),
 }
+ALIASES = {"facts": "holographic"}  # other names `memory.provider` accepts for a provider
 
 
 def provider_names() -> list[str]:
@@ -50,6 +56,7 @@ def active_provider_name(config: Config) -> str:
     name = str(raw or "").strip().lower()
     if name in ("", "none", "off", "builtin", "built-in"):
         return ""
+    name = ALIASES.get(name, name)
     if "," in name or " " in name:
         raise ProviderConfigError(
             f"`memory.provider` is {raw!r}; only one external provider can be active, "
@@ -65,7 +72,7 @@ def active_provider_name(config: Config) -> str:
 
 def create_provider(name: str, home: Home, config: Config) -> MemoryProvider:
     """Build the named provider from the settings; raises `ProviderConfigError` with a sentence."""
-    spec = PROVIDERS.get(name)
+    spec = PROVIDERS.get(ALIASES.get(name, name))
     if spec is None:
         raise ProviderConfigError(
             f"{name!r} is not a known memory provider; use one of: {', '.join(provider_names())}."

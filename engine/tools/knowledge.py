@@ -120,8 +120,21 @@ async def _memory(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if written and ok:
         entry = written[-1]
         await ctx.send(MemoryWritten(ctx.session_id, target, entry.action, memory.who, entry.id, message))
+        _tell_provider(args, target, ctx)
     summary = f"{target}: {message}" if ok else f"error: {message}"
     return ToolResult(result, ok=ok, summary=summary)
+
+
+def _tell_provider(args: dict[str, Any], target: str, ctx: ToolContext) -> None:
+    """Hand each entry a memory call added to the memory provider (a fact store records it as a fact)."""
+    host = ctx.resources.get("memory_provider")
+    if host is None:
+        return
+    operations = args.get("operations")
+    changes = operations if isinstance(operations, list) and operations else [args]
+    for change in changes:
+        if isinstance(change, dict) and isinstance(change.get("content"), str):
+            host.memory_written(str(change.get("action") or ""), target, change["content"])
 
 
 def _preview_skill_list(args: Mapping[str, Any], width: int) -> str:

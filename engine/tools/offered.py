@@ -1,6 +1,7 @@
 """The tools a session's config decides on: `clarify` always, `web_fetch` unless `web.allow: off`,
-`web_search` only with a search backend, `delegate_task` while `delegation.enabled`. Each costs schema
-tokens in every call, so none is offered that could not work."""
+`web_search` only with a search backend, `delegate_task` while `delegation.enabled`, `fact_store` and
+`fact_feedback` while the fact store is the memory provider. Each costs schema tokens in every call, so
+none is offered that could not work."""
 
 from __future__ import annotations
 
@@ -21,4 +22,19 @@ def configured_tools(config: Config) -> tuple[Tool, ...]:
         tools.append(web_search.TOOL)
     if bool(config.delegation.enabled):
         tools.append(delegate.TOOL)
+    if fact_store_active(config):
+        from engine.tools import fact_tools
+
+        tools.extend(fact_tools.TOOLS)
     return tuple(tools)
+
+
+def fact_store_active(config: Config) -> bool:
+    """`memory.provider` names the local fact store (a provider setting that cannot work offers nothing)."""
+    from engine.providers.base import ProviderConfigError
+    from engine.providers.registry import active_provider_name
+
+    try:
+        return active_provider_name(config) == "holographic"
+    except ProviderConfigError:
+        return False
