@@ -26,7 +26,10 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "start a new session"),
     SlashCommand("compress", "compress the conversation now", args="[focus]"),
     SlashCommand(
-        "model", "show the model; with a name, switch to it and keep it in config.yaml", args="[name]"
+        "model",
+        "show the model and provider; with a name, switch to it (kept in config.yaml); "
+        "--provider P switches provider for this run",
+        args="[name] [--provider P]",
     ),
     SlashCommand(
         "memory",
@@ -430,47 +433,10 @@ class SlashCommands:
         else:
             self._say("No session yet: the first message starts one; /title NAME then names it.")
 
-    # /model [name]
+    # /model [name] [--provider P]
 
-    def model_command(self, name: str) -> None:
-        """`/model` says which model answers; `/model NAME` switches to another and keeps it in config.yaml
-        (a run whose model does not come from config.yaml, `--scripted`, switches for this run only)."""
-        from tui.agent_port import AgentBuilder
+    def model_command(self, argument: str) -> None:
+        """`/model` says which model and provider answer; `/model NAME [--provider P]` switches."""
+        from tui.model_switch import ModelSwitch
 
-        model = self.app.config.model_name
-        if not name:
-            if not model:
-                self._say(no_model_text(self.app.config_path_label), "info", "i")
-                return
-            builder = self.app.agent_factory if isinstance(self.app.agent_factory, AgentBuilder) else None
-            current = ((builder.overrides or {}).get("model", {}) if builder else {}).get("default") or model
-            where = self.app.config.model.base_url or "the provider default"
-            self._say(
-                f"Model: {current} at {where}. `/model NAME` switches to another (the conversation goes "
-                f"on) and keeps it as model.default in {self.app.config_path_label}.",
-                "info",
-                "i",
-            )
-            return
-        if self._waits_for_turn("model"):
-            return
-        if not isinstance(self.app.agent_factory, AgentBuilder):
-            self._say(
-                "/model NAME needs the workstation's own agent builder; restart with the model.", "warning"
-            )
-            return
-        overrides = {k: dict(v) for k, v in (self.app.agent_factory.overrides or {}).items()}
-        # The model's endpoint set for this run (--scripted) is not config.yaml's: the file is left alone.
-        endpoint_of_this_run = any(key != "default" for key in overrides.get("model", {}))
-        overrides.setdefault("model", {})["default"] = name
-        self.app.agent_factory = AgentBuilder(self.app.agent_factory.workdir, overrides)
-        resume = self.app.session_id or None
-        self.app.main_screen.status.update_state(model=name)  # the reset's notice names it
-        self.app.lifecycle.replace_agent("model_switch", resume, "model")
-        if endpoint_of_this_run:
-            self.app.notify(
-                f"Model {name} for this run only: this run's model is not the one in "
-                f"{self.app.config_path_label}, which is left as it is."
-            )
-        else:
-            self.app.keep_setting("model", name)
+        ModelSwitch(self.app).run(argument, lambda: self._waits_for_turn("model"))

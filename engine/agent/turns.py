@@ -54,6 +54,7 @@ from engine.events import (
     Event,
     GuardedSettingsChanged,
     NudgeFired,
+    ProviderSwitched,
     ReasoningDelta,
     SessionBranched,
     SessionChanged,
@@ -82,7 +83,7 @@ if TYPE_CHECKING:
     from engine.compression.oversized import FittedMessage, OversizedMessage
     from engine.config import Config
     from engine.home import Home
-    from engine.llm.chunks import AssistantMessage, TokenUsage, ToolCall
+    from engine.llm.chunks import AssistantMessage, FallbackChunk, TokenUsage, ToolCall
     from engine.llm.client import LLMClient, StreamCall
     from engine.mcp.hub import McpHub
     from engine.memory.store import Memory
@@ -801,6 +802,7 @@ class Agent:
                             reasoning.reset()
                             sentence = f"{chunk.text}{void}."
                             self._put(Status(self.session_id, "warning", sentence, reply_void=shown))
+                            self._put(self._switched(chunk))
                             self.window.size = None  # the new model's window is asked for anew
                         elif isinstance(chunk, FinishChunk):
                             self._put_delta(ReasoningDelta, reasoning.flush())
@@ -819,6 +821,13 @@ class Agent:
                 continue
             assert reply is not None
             return reply
+
+    def _switched(self, chunk: FallbackChunk) -> ProviderSwitched:
+        """The event naming the provider the session goes on with (the client has switched already)."""
+        s = self.client.settings
+        return ProviderSwitched(
+            self.session_id, s.model, chunk.provider, s.base_url, chunk.failed, chunk.reason
+        )
 
     async def _record_reply(self, state: _TurnState, reply: AssistantMessage) -> None:
         entry = assistant_entry(reply)
