@@ -229,7 +229,8 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "auto_title": S(
             True,
             "Title each session from its first exchange: the auxiliary model names it when one is "
-            "configured (auxiliary.model, auxiliary.base_url or auxiliary.provider), else its first words do.",
+            "configured (auxiliary.model, auxiliary.base_url or auxiliary.provider), else its first "
+            "words do.",
         ),
         "title_words": S(
             6, "Words of the first message a session's title takes when no model names it.", 1, 20

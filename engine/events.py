@@ -327,6 +327,11 @@ class ConversationRewound(Event):
     message_ids: tuple[int, ...]
     exchanges: int
     remaining: int
+    # The checkpoint holding the working folder as the first rewound turn found it, when files changed
+    # since: a rollback to it is offered (never made unasked). "" and 0 when there is nothing to offer.
+    checkpoint_id: str = ""
+    files_changed: int = 0
+    project: str = ""  # the folder that checkpoint is of
 
     @property
     def sentence(self) -> str:

@@ -52,7 +52,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "branch", "go on in a copy of this conversation; the original stays resumable", args="[name]"
     ),
-    SlashCommand("rollback", "list the working folder's checkpoints by turn; restore one"),
+    SlashCommand("rollback", "list the working folder's checkpoints by turn; restore one", args="[ID]"),
     SlashCommand("steer", "add a message to the running turn at its next tool boundary", args="TEXT"),
     SlashCommand("retry", "send the last message again"),
     SlashCommand("copy", "copy the last reply"),
@@ -92,6 +92,17 @@ def parse_slash(text: str) -> tuple[str, str] | None:
 
 def skill_commands(entries: Iterable[SkillEntry]) -> list[SlashCommand]:
     return [SlashCommand(e.name, e.description or "invoke this skill", kind="skill") for e in entries]
+
+
+def rollback_offer(rewound: Any) -> str:
+    """The rewound turns changed the folder's files: where they stand, and how to roll them back."""
+    files = f"{rewound.files_changed} file{'' if rewound.files_changed == 1 else 's'}"
+    where = rewound.project or "the working folder"
+    return (
+        f"The rewound turns changed files: {files} in {where} differ from checkpoint "
+        f"{rewound.checkpoint_id}, taken before them. `/rollback {rewound.checkpoint_id}` shows the diff and "
+        "restores it on enter; the files stay as they are unless you do."
+    )
 
 
 def no_model_text(config_path: str) -> str:
@@ -160,7 +171,8 @@ class SlashCommands:
         elif name == "rollback" and not self._waits_for_turn(name):
             from tui.screens.rollback import RollbackScreen
 
-            screen = RollbackScreen(self.app.home, self.app.config, self.app.workdir)
+            chosen = argument.strip()
+            screen = RollbackScreen(self.app.home, self.app.config, self.app.workdir, chosen=chosen)
             self.app.push_screen(screen, lambda said: self._say(said) if said else None)
         elif name == "mcp":
             self.mcp.open_screen()
@@ -339,6 +351,8 @@ class SlashCommands:
             self.app.turn_running = False
         self.app.main_screen.post_message(messages.to_message(rewound))  # its text goes back in the input
         self._say(rewound.sentence, "info", "↶")
+        if getattr(rewound, "checkpoint_id", ""):  # the files those turns changed: offered, never rolled back
+            self._say(rollback_offer(rewound), "warning", "⛁")
 
     def branch_command(self, name: str) -> None:
         """`/branch [name]`: go on in a copy of this conversation; the original stays resumable."""

@@ -339,7 +339,10 @@ class Agent:
         from engine.agent.rewinding import rewind
 
         await self._ready_to_edit("rewind")
-        return await rewind(self.opened, self.lifecycle.require_store(), count=count, message_id=message_id)
+        store = self.lifecycle.require_store()
+        rewound = await rewind(self.opened, store, count=count, message_id=message_id)
+        # Turns are numbered by the person's messages: the first one taken back is the next after those left.
+        return await self.checkpoints.offer_rollback(rewound, self.opened.turns + 1)
 
     async def branch(self, title: str | None = None, *, at_message_id: int | None = None) -> SessionBranched:
         """`/branch [NAME]`: go on in a child session holding a copy of the conversation (up to the message
