@@ -20,6 +20,7 @@ from tui import messages
 from widgets.message_input import SlashCommand
 
 if TYPE_CHECKING:
+    from engine.events import ConversationRewound
     from tui.app import HwsApp
 
 SLASH_COMMANDS: tuple[SlashCommand, ...] = (
@@ -94,7 +95,7 @@ def skill_commands(entries: Iterable[SkillEntry]) -> list[SlashCommand]:
     return [SlashCommand(e.name, e.description or "invoke this skill", kind="skill") for e in entries]
 
 
-def rollback_offer(rewound: Any) -> str:
+def rollback_offer(rewound: ConversationRewound) -> str:
     """The rewound turns changed the folder's files: where they stand, and how to roll them back."""
     files = f"{rewound.files_changed} file{'' if rewound.files_changed == 1 else 's'}"
     where = rewound.project or "the working folder"
@@ -351,7 +352,7 @@ class SlashCommands:
             self.app.turn_running = False
         self.app.main_screen.post_message(messages.to_message(rewound))  # its text goes back in the input
         self._say(rewound.sentence, "info", "↶")
-        if getattr(rewound, "checkpoint_id", ""):  # the files those turns changed: offered, never rolled back
+        if rewound.checkpoint_id:  # the files those turns changed: offered, never rolled back
             self._say(rollback_offer(rewound), "warning", "⛁")
 
     def branch_command(self, name: str) -> None:
