@@ -156,9 +156,9 @@ class AgentLifecycle:
 
     # Replacing.
 
-    def replace_agent(self, end_reason: str, resume: str | None, reason: str) -> None:
+    def replace_agent(self, end_reason: str, resume: str | None, reason: str, detail: str = "") -> None:
         """Close the agent (ending its session) and build the next; the transcript starts over."""
-        work = partial(self._replace_agent, end_reason, resume, reason)
+        work = partial(self._replace_agent, end_reason, resume, reason, detail)
         self.app.run_worker(
             work,
             name="replace_agent",
@@ -168,7 +168,7 @@ class AgentLifecycle:
             exit_on_error=False,
         )
 
-    async def _replace_agent(self, end_reason: str, resume: str | None, reason: str) -> None:
+    async def _replace_agent(self, end_reason: str, resume: str | None, reason: str, detail: str) -> None:
         old, self.app.agent = self.app.agent, None
         self.app.agent_problem = "the agent is starting"
         self.app.turn_running = True
@@ -178,7 +178,7 @@ class AgentLifecycle:
         finally:
             self.app.turn_running = False
         self.app.session_id = ""
-        self.app.main_screen.post_message(messages.ConversationReset(reason, resume or ""))
+        self.app.main_screen.post_message(messages.ConversationReset(reason, resume or "", detail))
         self.request_agent(resume, reason)
 
     async def _close_quietly(self, agent: object, end_reason: str) -> None:

@@ -226,7 +226,12 @@ class Readers:
         mcp = self.mcp_share(agent)
         if mcp is not None and conversation:
             conversation = max(0, conversation - mcp.tokens)
-        return BudgetView(window, layers, conversation, tools, threshold, preview, messages, where, mcp)
+        client = getattr(agent, "client", None) if agent is not None else None
+        model = str(getattr(getattr(client, "settings", None), "model", "") or "")
+        provider = str(getattr(client, "provider", "") or "")
+        return BudgetView(
+            window, layers, conversation, tools, threshold, preview, messages, where, mcp, model, provider
+        )
 
     def mcp_share(self, agent: Any) -> McpShare | None:
         """The MCP servers' schemas as a layer of their own (None when config.yaml names no server)."""
