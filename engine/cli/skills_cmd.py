@@ -140,7 +140,7 @@ def run_view(args: argparse.Namespace) -> int:
     if args.file:
         result = view_file(skill, args.file, max_chars)
     else:
-        result = view_skill(skill, max_chars, library.config.secret, bool(library.settings.template_vars))
+        result = view_skill(skill, max_chars, library.config, bool(library.settings.template_vars))
     if verdict is not None and verdict.blocked:
         result["blocked"] = verdict.reason
     if args.json:
