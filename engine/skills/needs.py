@@ -222,3 +222,10 @@ def how_to_set(needs: SkillNeeds, ready: Readiness, home_root: Path) -> list[str
                 f"{home_root / 'config.yaml'} as\n{nested}"
             )
     return lines
+
+
+def missing_settings(needs: SkillNeeds, config: Any) -> str:
+    """What a skill needs and the home's config (`secret`, `raw`) lacks, in one line; '' for none."""
+    if not (needs.env or needs.config):
+        return ""
+    return readiness(needs, config.secret, config.raw).missing_words()
