@@ -266,6 +266,11 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         ),
         "hub_fetch_timeout": S(30, "Seconds one clone or download of the skills hub may take.", 1),
         "hub_fetch_max_mb": S(20, "Largest download (index, file or archive) of the skills hub, in MiB.", 1),
+        "config": S(
+            {},
+            "Values for the settings skills declare (`metadata.hermes.config`), by their dotted key: "
+            "`wiki: {path: ~/wiki}` answers a skill's `wiki.path`. Given to the skill when it loads.",
+        ),
     },
     "sessions": {
         "search_limit": S(3, "Sessions returned by session_search when the model gives no limit.", 1, 10),

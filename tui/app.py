@@ -193,9 +193,11 @@ class HwsApp(App[int], inherit_bindings=False):
         note: str = "",
         wall_clock: Callable[[], float] = time.time,
         offer_setup: bool = False,
+        open_hub: bool = False,
     ) -> None:
         super().__init__()
         self.offer_setup = offer_setup  # with no model configured, open the setup screen first
+        self.open_hub = open_hub  # `hws skills browse`: open on the skills hub screen
         self.handle_terminate = False  # `hws` sets it: SIGTERM quits as ctrl+q does (not under tests)
         self.home = home
         self.config = config
@@ -327,6 +329,8 @@ class HwsApp(App[int], inherit_bindings=False):
                 self.call_after_refresh(self.open_setup)
         if self.scripted_note:
             main.post_message(messages.Notice(self.scripted_note, "info", "i"))
+        if self.open_hub:
+            self.call_after_refresh(self.commands.hub.open_screen)
         if self.agent is None and self.agent_factory is not None and self.config.model_name:
             self.lifecycle.building = True  # from now: a message sent before the build begins is held too
             resume = self.resume_at
@@ -522,6 +526,18 @@ class HwsApp(App[int], inherit_bindings=False):
             self.reload_catalogs()
         if NEXT_SESSION in stale and isinstance(message, messages.SkillChanged):
             self.live_files.skill_changed_on_disk(message.event.name)
+
+    def on_hub_screen_search_requested(self, message: Any) -> None:
+        """The hub screen asks for a search of the taps (HubScreen.SearchRequested)."""
+        self.commands.hub.search(message.screen, message.text)
+
+    def on_hub_screen_view_requested(self, message: Any) -> None:
+        """The hub screen asks to read and scan a skill (HubScreen.ViewRequested)."""
+        self.commands.hub.preview(message.screen, message.skill)
+
+    def on_hub_screen_install_requested(self, message: Any) -> None:
+        """The hub screen asks to install a skill (HubScreen.InstallRequested)."""
+        self.commands.hub.install(message.screen, message.skill)
 
     def on_mcp_screen_enable_requested(self, message: Any) -> None:
         """`/mcp`: a server turned on or off (McpScreen.EnableRequested; the screen loads on first use)."""

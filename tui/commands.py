@@ -124,10 +124,12 @@ class SlashCommands:
     """What each slash command does, on the app it is given."""
 
     def __init__(self, app: HwsApp) -> None:
+        from tui.hub_work import HubWork
         from tui.mcp_commands import McpCommands
 
         self.app = app
         self.mcp = McpCommands(app)
+        self.hub = HubWork(app)
 
     async def run_slash_command(self, name: str, argument: str) -> None:
         main = self.app.main_screen
@@ -179,18 +181,9 @@ class SlashCommands:
         elif name == "mcp":
             self.mcp.open_screen()
         elif name == "hub":
-            self.open_hub()
+            self.hub.open_screen()
         elif name == "reload-mcp":
             self.mcp.reload_command()
-
-    def open_hub(self) -> None:
-        """`/hub`: the skills hub screen; an install is said in the transcript when it closes."""
-        from engine.skills.hub.hub import SkillsHub
-        from engine.skills.library import SkillLibrary
-        from tui.screens.hub import HubScreen
-
-        hub = SkillsHub(SkillLibrary(self.app.home, self.app.config))
-        self.app.push_screen(HubScreen(hub), lambda said: self._say(said) if said else None)
 
     def _say(self, text: str, level: str = "info", icon: str = "·") -> None:
         self.app.main_screen.post_message(messages.Notice(text, level, icon))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.skills.needs import missing_settings
 from widgets.budget_pane import BudgetLayer, BudgetView, McpShare
 from widgets.memory_pane import JournalRow, MemoryFile, MemoryView
 from widgets.pending_list import PendingRow
@@ -323,6 +324,7 @@ class Readers:
                     warnings=tuple(skill.warnings),
                     path=str(skill.skill_md),
                     read_only=skill.read_only,
+                    needs=missing_settings(skill.needs, self.config),
                 )
             )
         for name, tier in tiers.items():  # loaded this session, gone from disk since
