@@ -29,7 +29,7 @@ from engine.text.tokens import estimate as estimate_tokens
 from engine.threats.redact import Redactor
 from engine.tools.sandbox import sandbox_status
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
-from tui import messages
+from tui import heap, messages
 from tui.agent_lifecycle import AgentLifecycle
 from tui.agent_port import AgentPort, drive_turn, interrupt, kill_process, oversized
 from tui.busy_input import BusyInput
@@ -215,6 +215,7 @@ class HwsApp(App[int], inherit_bindings=False):
         self.wall_clock = wall_clock
         self.tui = config.tui
         self.turn_running = False
+        self.turn_collections = heap.TurnCollections()  # no full collection while a reply streams
         self.last_sent = ""
         self.last_command = False  # the last message was a typed `/skill-name` (/retry loads it again)
         self.last_copy: CopyResult | None = None
@@ -339,6 +340,7 @@ class HwsApp(App[int], inherit_bindings=False):
             # In a thread: the session catalog runs its own event loop, and neither may hold up this one.
             self.call_after_refresh(self.reload_catalogs)
         self.call_after_refresh(self.pane_feeds.refresh)
+        self.call_after_refresh(heap.settle)  # start-up's objects are never walked by a collection again
 
     async def on_unmount(self) -> None:
         self.live_files.stop()
@@ -717,6 +719,7 @@ class HwsApp(App[int], inherit_bindings=False):
         post = self.main_screen.post_message
         assert self.agent is not None
         finished = interrupted = False
+        self.turn_collections.hold()
 
         def forward(message: Message) -> object:
             nonlocal finished, interrupted
@@ -739,6 +742,8 @@ class HwsApp(App[int], inherit_bindings=False):
                 post(messages.TurnAborted("ended"))
         finally:
             self.turn_running = False
+            # After the screen has taken the turn's last message (its queue may trail the model's).
+            self.main_screen.call_later(self.turn_collections.release)
             self.commands.mcp.offer_prompts()  # servers that started during the turn offer theirs now
             self.call_later(self.busy_input.turn_ended, interrupted)  # the queue goes on once this ends
 
