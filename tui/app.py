@@ -26,7 +26,6 @@ from engine.home import Home
 from engine.mcp.references import PROMPT_PREFIX
 from engine.text.sentences import sentence as end_sentence
 from engine.text.tokens import estimate as estimate_tokens
-from engine.threats.redact import Redactor
 from engine.tools.sandbox import sandbox_status
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
 from tui import heap, messages
@@ -62,6 +61,7 @@ from widgets.transcript import Transcript
 from widgets.transcript_history import HistoryWanted
 
 if TYPE_CHECKING:
+    from engine.threats.redact import Redactor
     from tui.clipboard import CopyResult
     from tui.screens.editor import EditorScreen
     from tui.screens.identity import Fetch
@@ -648,7 +648,9 @@ class HwsApp(App[int], inherit_bindings=False):
         self.send_to_agent(text, command=slash is not None)
 
     def _redact(self, text: str) -> str:
-        if self._redactor is None:
+        if self._redactor is None:  # loaded with the first message: its patterns cost start-up time
+            from engine.threats.redact import Redactor
+
             self._redactor = Redactor.from_config(self.config)
         return self._redactor(text)
 
