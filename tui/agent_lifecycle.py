@@ -17,7 +17,7 @@ import signal
 from functools import partial
 from typing import TYPE_CHECKING
 
-from tui import messages
+from tui import heap, messages
 from tui.agent_port import AgentUnavailableError, close, start
 
 if TYPE_CHECKING:
@@ -97,6 +97,7 @@ class AgentLifecycle:
             self.app.live_files.session_restarted()
         # measured by this agent: the window its endpoint already reported
         self.app.pane_feeds.refresh("budget")
+        heap.settle()  # the agent's modules (the model client) are start-up's too
 
     def agent_unavailable(self, reason: str) -> None:
         self.building = False

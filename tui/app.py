@@ -26,10 +26,9 @@ from engine.home import Home
 from engine.mcp.references import PROMPT_PREFIX
 from engine.text.sentences import sentence as end_sentence
 from engine.text.tokens import estimate as estimate_tokens
-from engine.threats.redact import Redactor
 from engine.tools.sandbox import sandbox_status
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
-from tui import messages
+from tui import heap, messages
 from tui.agent_lifecycle import AgentLifecycle
 from tui.agent_port import AgentPort, drive_turn, interrupt, kill_process, oversized
 from tui.busy_input import BusyInput
@@ -62,6 +61,7 @@ from widgets.transcript import Transcript
 from widgets.transcript_history import HistoryWanted
 
 if TYPE_CHECKING:
+    from engine.threats.redact import Redactor
     from tui.clipboard import CopyResult
     from tui.screens.editor import EditorScreen
     from tui.screens.identity import Fetch
@@ -217,6 +217,7 @@ class HwsApp(App[int], inherit_bindings=False):
         self.wall_clock = wall_clock
         self.tui = config.tui
         self.turn_running = False
+        self.turn_collections = heap.TurnCollections()  # no full collection while a reply streams
         self.last_sent = ""
         self.last_command = False  # the last message was a typed `/skill-name` (/retry loads it again)
         self.last_copy: CopyResult | None = None
@@ -343,6 +344,7 @@ class HwsApp(App[int], inherit_bindings=False):
             # In a thread: the session catalog runs its own event loop, and neither may hold up this one.
             self.call_after_refresh(self.reload_catalogs)
         self.call_after_refresh(self.pane_feeds.refresh)
+        self.call_after_refresh(heap.settle)  # start-up's objects are never walked by a collection again
 
     async def on_unmount(self) -> None:
         self.live_files.stop()
@@ -662,7 +664,9 @@ class HwsApp(App[int], inherit_bindings=False):
         self.send_to_agent(text, command=slash is not None)
 
     def _redact(self, text: str) -> str:
-        if self._redactor is None:
+        if self._redactor is None:  # loaded with the first message: its patterns cost start-up time
+            from engine.threats.redact import Redactor
+
             self._redactor = Redactor.from_config(self.config)
         return self._redactor(text)
 
@@ -733,6 +737,7 @@ class HwsApp(App[int], inherit_bindings=False):
         post = self.main_screen.post_message
         assert self.agent is not None
         finished = interrupted = False
+        self.turn_collections.hold()
 
         def forward(message: Message) -> object:
             nonlocal finished, interrupted
@@ -755,6 +760,8 @@ class HwsApp(App[int], inherit_bindings=False):
                 post(messages.TurnAborted("ended"))
         finally:
             self.turn_running = False
+            # After the screen has taken the turn's last message (its queue may trail the model's).
+            self.main_screen.call_later(self.turn_collections.release)
             self.commands.mcp.offer_prompts()  # servers that started during the turn offer theirs now
             self.call_later(self.busy_input.turn_ended, interrupted)  # the queue goes on once this ends
 

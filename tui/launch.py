@@ -45,6 +45,9 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 def launch(argv: Sequence[str], open_hub: bool = False) -> int:
     """Open the app (on the skills hub screen with `open_hub`); a home, config or scenario problem is
     one sentence on stderr and exit code 2."""
+    from tui import heap
+
+    heap.hold_for_start()  # the app's first frame turns collections back on (`heap.settle`)
     args = parse(argv)
     from engine.config import ConfigError, load_config
     from engine.home import Home, HomeError
