@@ -137,8 +137,8 @@ def test_an_unsaved_edit_made_in_editor_makes_ctrl_q_ask_and_save_keeps_it(tmp_p
         hws.wait_for("esc back")
         hws.wait_for("SOUL.md", timeout=WAIT_S)
         hws.send_keys("C-g")
-        screen = hws.wait_for("● modified", timeout=WAIT_S)
-        assert "Edited in sed; ctrl+s saves it." in screen
+        screen = hws.wait_for("Edited in sed; ctrl+s saves it.", timeout=WAIT_S)
+        assert "● modified" in hws.wait_for("● modified", timeout=WAIT_S)
         hws.send_keys("Escape")
         hws.wait_until_gone("esc back")
         hws.send_keys("C-q")
