@@ -203,15 +203,17 @@ async def _first_token_samples(root: Path, asked: list[str], runs: int) -> tuple
 def _prefetch_figures(root: Path, asked: list[str], runs: int) -> list[Figure]:
     home = Home.resolve(root).ensure()
     home.config_file.write_text(yaml.safe_dump({"memory": {"provider": "holographic"}}), encoding="utf-8")
-    host = ProviderHost.from_config(home, load_config(home.root))
+    config = load_config(home.root)
+    host = ProviderHost.from_config(home, config)
     assert host is not None
-    quick, takes, prefetches = [], [], []
+    quick, found, takes, prefetches = [], [], [], []
     for index, query in enumerate(asked[:10]):
         host.start(f"bench-{index}")
         host.drain(30)  # the session opened: the store is open
         started = time.perf_counter()
         host.turn_layer_sync(query)  # the first turn: the entity index, within facts.first_turn_ms
         quick.append((time.perf_counter() - started) * 1000)
+        found.append(len(host.recalled))
         host.after_turn(query)
         host.drain(30)
         prefetches.append(host.status().last_prefetch_s * 1000)
@@ -230,7 +232,12 @@ def _prefetch_figures(root: Path, asked: list[str], runs: int) -> list[Figure]:
             f"ranked prefetch in the background: {median(prefetches):.1f} ms",
             met=median(takes) < 1.0,
         ),
-        Figure("facts, first turn: entity-index lookup", median(quick), "ms", note="no ranked search"),
+        Figure(
+            "facts, first turn: entity-index lookup",
+            median(quick),
+            "ms",
+            note=f"no ranked search; facts found: median {median(found):g} of {config.facts.prefetch_limit}",
+        ),
         Figure(
             f"first token, new session, with the fact store (median of {runs})",
             median(with_facts),
