@@ -603,13 +603,14 @@ class Agent:
         session.nudges.start_turn()
         state = _TurnState(text)
         interrupted = failed = False
-        # The provider's layer is looked up while the message is expanded and stored, not after.
+        # The provider's layer is looked up while the message is expanded and stored and the first
+        # model call is prepared; only that call waits for it.
         layer_lookup = asyncio.ensure_future(self._provider_layer(text))
         try:
             sent = self._skill_invocation(text) if command else text
             sent = state.text = await self._mcp_references(sent, command)
             await self._record_user_message(session, sent, typed=text)
-            await self._call_until_answered(state, await layer_lookup)
+            await self._call_until_answered(state, layer_lookup)
         except asyncio.CancelledError:
             layer_lookup.cancel()
             interrupted = True
@@ -727,7 +728,7 @@ class Agent:
             self._put(FactsRecalled(self.session_id, recalled))
         return layer
 
-    async def _call_until_answered(self, state: _TurnState, layer: str | None) -> None:
+    async def _call_until_answered(self, state: _TurnState, layer: asyncio.Future[str | None]) -> None:
         max_calls = int(self.config.agent.max_turns)
         while True:
             if state.iterations >= max_calls:
@@ -743,7 +744,7 @@ class Agent:
             state.iterations += 1
             await self._check_guarded()
             await self.window.compress_if_due(self.opened, self.lifecycle.require_store())
-            reply = await self._call_model(state, layer)
+            reply = await self._call_model(state, await layer)  # done after the first call
             await self._record_reply(state, reply)
             if not reply.tool_calls:
                 state.final_text = reply.content
