@@ -211,7 +211,12 @@ def _stability_figure(turns: int) -> Figure:
         asyncio.run(_agent_turns(base_url, home_root, texts))
         requests = _chat_requests(log)
         memory = (home_root / "memories" / "MEMORY.md").read_text(encoding="utf-8")
-    prompts = [_system_prompt(r) for r in requests]
+    from engine.compression.flush import END_SYSTEM
+
+    # The conversation's calls: the session-end flush (when the agent closes) is a request of its own,
+    # with its own short system prompt, made after the last turn; it is counted apart.
+    every = [_system_prompt(r) for r in requests]
+    prompts = [p for p in every if not p.startswith(END_SYSTEM)]
     same = sum(1 for a, b in itertools.pairwise(prompts) if a == b)
     ratio = same / max(len(prompts) - 1, 1)
     reviews = sum(1 for r in requests if "[Background review]" in json.dumps(r["body"]["messages"][-1]))
@@ -221,7 +226,8 @@ def _stability_figure(turns: int) -> Figure:
         ratio,
         "",
         target="1.0",
-        note=f"{len(prompts)} calls over {turns} turns ({reviews} background reviews), "
+        note=f"{len(prompts)} calls over {turns} turns ({reviews} background reviews, "
+        f"{len(every) - len(prompts)} session-end flush apart), "
         f"{memory.count('fact number')} memory writes on disk, in the prompt: {'yes' if leaked else 'no'}",
         met=ratio == 1.0 and not leaked,
     )
