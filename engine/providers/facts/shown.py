@@ -8,9 +8,10 @@ the process's shared one (`shared.acquire`), the same connection the running age
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from engine.event_log import log_event
 from engine.events import FactWritten
 from engine.providers.facts import shared
 from engine.providers.facts import tools as fact_tools
@@ -72,8 +73,11 @@ def find(home: Home, config: Config, text: str, limit: int) -> list[FoundFact]:
     ]
 
 
-def remove(home: Home, config: Config, fact_id: int) -> tuple[FactWritten | None, str]:
-    """Remove one fact as the tool does: the event (None when nothing was removed) and a sentence."""
+def remove(
+    home: Home, config: Config, fact_id: int, session_id: str = ""
+) -> tuple[FactWritten | None, str]:
+    """Remove one fact as the tool does: the event (None when nothing was removed, else logged as the
+    agent's events are) and a sentence."""
     store = shared.acquire(home, config)
     try:
         result, written = call_with_event(store, "fact_store", {"action": "remove", "fact_id": fact_id})
@@ -83,4 +87,6 @@ def remove(home: Home, config: Config, fact_id: int) -> tuple[FactWritten | None
         return None, f"Fact {fact_id} was not removed: {result['error']}"
     if written is None:
         return None, f"There is no fact {fact_id} any more; nothing was removed."
-    return written, f"Removed fact {fact_id}."
+    written = replace(written, session_id=session_id)
+    log_event(written)
+    return written, f"Removed fact {fact_id}: {written.content}"
