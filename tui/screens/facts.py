@@ -34,9 +34,7 @@ class FactsScreen(ModalScreen[None]):
     CSS_PATH = "facts.tcss"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "escape", "close", "close", id="facts_close", tooltip="Close (or keep the fact delete asked about)"
-        ),
+        Binding("escape", "close", "close", id="facts_close", tooltip="Close (or keep the fact asked about)"),
         Binding(
             "delete",
             "ask_removal",

@@ -73,9 +73,7 @@ def find(home: Home, config: Config, text: str, limit: int) -> list[FoundFact]:
     ]
 
 
-def remove(
-    home: Home, config: Config, fact_id: int, session_id: str = ""
-) -> tuple[FactWritten | None, str]:
+def remove(home: Home, config: Config, fact_id: int, session_id: str = "") -> tuple[FactWritten | None, str]:
     """Remove one fact as the tool does: the event (None when nothing was removed, else logged as the
     agent's events are) and a sentence."""
     store = shared.acquire(home, config)
