@@ -53,6 +53,7 @@ class PrefetchResult:
     ai_representation: str = ""
     user_card: tuple[str, ...] = ()
     ai_card: tuple[str, ...] = ()
+    user_source: str = ""  # what the user column is, when it is not a peer ("facts about the user")
     dialectic_question: str = ""
     dialectic_answer: str = ""
     fetched_at: float = field(default_factory=time.time)
@@ -82,6 +83,7 @@ class ObservedIdentity:
     ai_representation: str
     user_card: tuple[str, ...] = ()
     ai_card: tuple[str, ...] = ()
+    user_source: str = ""  # what the user column is, when it is not a peer ("facts about the user")
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ class FactsScreen(ModalScreen[None]):
             tooltip="Remove the highlighted fact from the fact store; asks first",
         ),
         Binding("y", "confirm_removal", "yes, remove", id="facts_confirm", show=False),
+        Binding("down", "to_list", "to the list", id="facts_to_list", show=False),
     ]
 
     def __init__(self, commands: FactCommands, query: str = "") -> None:
@@ -117,6 +118,10 @@ class FactsScreen(ModalScreen[None]):
             return None
         option_id = listing.get_option_at_index(listing.highlighted).id
         return next((f for f in self.found if str(f.fact_id) == option_id), None)
+
+    def action_to_list(self) -> None:
+        """Down from the search box: the list (the list's own down moves its cursor)."""
+        self.facts_list.focus()
 
     def action_ask_removal(self) -> None:
         fact = self._highlighted()

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
 
-MEMORY_CATEGORIES = {"user": "user_pref", "memory": "general"}  # Hermes' mapping of memory targets
+USER_CATEGORY = "user_pref"  # Hermes' category of what is known about the user
+MEMORY_CATEGORIES = {"user": USER_CATEGORY, "memory": "general"}  # Hermes' mapping of memory targets
 
 
 class FactsProvider:
@@ -117,13 +118,14 @@ class FactsProvider:
         return fact_written(fact, "add") if fact is not None else None
 
     def observed_identity(self) -> ObservedIdentity:
-        about_user = self.store.list("user_pref", self.store.settings.min_trust, self.user_facts)
+        about_user = self.store.list(USER_CATEGORY, self.store.settings.min_trust, self.user_facts)
         return ObservedIdentity(
             user_peer="user",
             ai_peer="agent",
             user_representation="",
             ai_representation="",
-            user_card=tuple(str(f["content"]) for f in about_user),
+            user_card=tuple(f"{f['content']} (trust {float(f['trust_score']):.2f})" for f in about_user),
+            user_source=f"the fact store's {USER_CATEGORY} facts",
         )
 
     def probe(self) -> ProbeResult:
