@@ -42,8 +42,22 @@ class FactsScreen(ModalScreen[None]):
             id="facts_remove",
             tooltip="Remove the highlighted fact from the fact store; asks first",
         ),
-        Binding("y", "confirm_removal", "yes, remove", id="facts_confirm", show=False),
-        Binding("down", "to_list", "to the list", id="facts_to_list", show=False),
+        Binding(
+            "y",
+            "confirm_removal",
+            "yes, remove",
+            id="facts_confirm",
+            show=False,
+            tooltip="After delete asked: remove the fact (any other key keeps it)",
+        ),
+        Binding(
+            "down",
+            "to_list",
+            "to the list",
+            id="facts_to_list",
+            show=False,
+            tooltip="From the search box to the list",
+        ),
     ]
 
     def __init__(self, commands: FactCommands, query: str = "") -> None:
