@@ -349,4 +349,6 @@ def _validated(section: str, key: str, value: Any, setting: Setting, where: str,
 
 def _copy_default(setting: Setting) -> Any:
     default = setting.default
+    if isinstance(default, dict):
+        return dict(default)
     return list(default) if isinstance(default, list) else default

@@ -164,6 +164,56 @@ def update_config(
     return how
 
 
+def append_list_item(path: Path, key: str, item: Mapping[str, Any], header: str = "") -> str:
+    """Add `item` (a flat mapping) at the end of the top-level list `key` in config.yaml at `path`.
+
+    Returns "edited", "created" or "rewritten" as `update_config` does: the line edit keeps comments;
+    a file whose list the line editor cannot extend (a flow list with items) is rewritten from its data.
+    """
+    with file_lock(path):
+        text = read_config_text(path)
+        before = parse_config_text(text, path)
+        current = before.get(key)
+        if current is not None and not isinstance(current, list):
+            raise ConfigEditError(f"{path}: `{key}` must be a list (lines starting with `- `); fix it first.")
+        wanted = {**before, key: [*(current or []), dict(item)]}
+        how = "created" if not text.strip() else "edited"
+        try:
+            new_text = _with_list_item(text if text.strip() else header, key, item)
+            if parse_config_text(new_text, path) != wanted:
+                raise ConfigEditError("the line edit does not read back as meant")
+        except ConfigEditError:
+            new_text = (header or "") + yaml.safe_dump(wanted, sort_keys=False, allow_unicode=True)
+            how = "rewritten"
+        atomic_write_text(path, new_text)
+    return how
+
+
+def _with_list_item(text: str, key: str, item: Mapping[str, Any]) -> str:
+    """`text` with `item` added to the block list `key` (made when missing or `[]`), line by line."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if re.match(rf"^{re.escape(key)}\s*:", line)), None)
+    if start is None:
+        lines += ([""] if lines and lines[-1].strip() else []) + [f"{key}:"]
+        start, end, indent = len(lines) - 1, len(lines), "  "
+    else:
+        rest = lines[start].split(":", 1)[1].split("#", 1)[0].strip()
+        if rest == "[]":
+            lines[start] = f"{key}:"
+        elif rest:
+            raise ConfigEditError("flow list")
+        end = start + 1
+        while end < len(lines) and (not lines[end].strip() or lines[end][:1] in (" ", "\t", "#", "-")):
+            end += 1
+        while end > start + 1 and not lines[end - 1].strip():
+            end -= 1
+        first = next((b for b in lines[start + 1 : end] if b.lstrip().startswith("- ")), "  - ")
+        indent = first[: len(first) - len(first.lstrip())]
+    pairs = [f"{k}: {yaml_scalar(v)}" for k, v in item.items()]
+    block = [f"{indent}- {pairs[0]}"] + [f"{indent}  {pair}" for pair in pairs[1:]]
+    return "\n".join(lines[:end] + block + lines[end:]) + "\n"
+
+
 def set_env_value(path: Path, key: str, value: str) -> None:
     """Set `KEY=value` in a `.env` file (other lines kept, the file private to its owner)."""
     if not _ENV_KEY.match(key):

@@ -54,8 +54,14 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         ),
     },
     "auxiliary": {
-        "model": S("", "Model for summaries and background review; empty uses the main model."),
-        "base_url": S("", "Endpoint of the auxiliary model; empty uses the main endpoint."),
+        "model": S("", "Model for summaries, background review and titles; empty uses the main model."),
+        "provider": S(
+            "auto",
+            "Provider of the auxiliary model: `auto` (or `main`) uses the main endpoint; a known name "
+            "(openrouter, openai, anthropic, ollama, lmstudio) gives the address and the usual key; "
+            "any other name labels `base_url`.",
+        ),
+        "base_url": S("", "Endpoint of the auxiliary model; empty uses the provider's, else the main one."),
         "api_key": S("", "API key of the auxiliary endpoint; empty uses the main key."),
         "api_key_env": S("", "Environment variable (or `.env` key) holding the auxiliary key."),
         "timeout": S(120.0, "Seconds an auxiliary call may take.", 1),
@@ -260,6 +266,11 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         ),
         "hub_fetch_timeout": S(30, "Seconds one clone or download of the skills hub may take.", 1),
         "hub_fetch_max_mb": S(20, "Largest download (index, file or archive) of the skills hub, in MiB.", 1),
+        "config": S(
+            {},
+            "Values for the settings skills declare (`metadata.hermes.config`), by their dotted key: "
+            "`wiki: {path: ~/wiki}` answers a skill's `wiki.path`. Given to the skill when it loads.",
+        ),
     },
     "sessions": {
         "search_limit": S(3, "Sessions returned by session_search when the model gives no limit.", 1, 10),
@@ -267,7 +278,8 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "auto_title": S(
             True,
             "Title each session from its first exchange: the auxiliary model names it when one is "
-            "configured (auxiliary.model or auxiliary.base_url), else its first words do.",
+            "configured (auxiliary.model, auxiliary.base_url or auxiliary.provider), else its first "
+            "words do.",
         ),
         "title_words": S(
             6, "Words of the first message a session's title takes when no model names it.", 1, 20

@@ -240,6 +240,20 @@ class Status(Event):
 
 
 @dataclass(frozen=True)
+class ProviderSwitched(Event):
+    """The provider failed for good and the session went on with the next `fallback_providers` entry.
+
+    The `Status` before it says so in a sentence; this carries the names the budget pane shows.
+    """
+
+    model: str  # the model answering now
+    provider: str  # its provider's name (or the endpoint's host)
+    base_url: str
+    failed: str  # `model at base_url` of the provider given up on
+    reason: str = ""  # what failed, e.g. `HTTP 503`
+
+
+@dataclass(frozen=True)
 class GuardedSettingsChanged(Event):
     """Settings that guard the person (agent.yolo, model.base_url, …) changed on disk since the session
     began; `changes` names them (empty: they are back as they began). The session keeps its own."""
@@ -342,6 +356,11 @@ class ConversationRewound(Event):
     message_ids: tuple[int, ...]
     exchanges: int
     remaining: int
+    # The checkpoint holding the working folder as the first rewound turn found it, when files changed
+    # since: a rollback to it is offered (never made unasked). "" and 0 when there is nothing to offer.
+    checkpoint_id: str = ""
+    files_changed: int = 0
+    project: str = ""  # the folder that checkpoint is of
 
     @property
     def sentence(self) -> str:

@@ -17,7 +17,7 @@ import signal
 from functools import partial
 from typing import TYPE_CHECKING
 
-from tui import messages
+from tui import heap, messages
 from tui.agent_port import AgentUnavailableError, close, start
 
 if TYPE_CHECKING:
@@ -97,6 +97,7 @@ class AgentLifecycle:
             self.app.live_files.session_restarted()
         # measured by this agent: the window its endpoint already reported
         self.app.pane_feeds.refresh("budget")
+        heap.settle()  # the agent's modules (the model client) are start-up's too
 
     def agent_unavailable(self, reason: str) -> None:
         self.building = False
@@ -156,9 +157,9 @@ class AgentLifecycle:
 
     # Replacing.
 
-    def replace_agent(self, end_reason: str, resume: str | None, reason: str) -> None:
+    def replace_agent(self, end_reason: str, resume: str | None, reason: str, detail: str = "") -> None:
         """Close the agent (ending its session) and build the next; the transcript starts over."""
-        work = partial(self._replace_agent, end_reason, resume, reason)
+        work = partial(self._replace_agent, end_reason, resume, reason, detail)
         self.app.run_worker(
             work,
             name="replace_agent",
@@ -168,7 +169,7 @@ class AgentLifecycle:
             exit_on_error=False,
         )
 
-    async def _replace_agent(self, end_reason: str, resume: str | None, reason: str) -> None:
+    async def _replace_agent(self, end_reason: str, resume: str | None, reason: str, detail: str) -> None:
         old, self.app.agent = self.app.agent, None
         self.app.agent_problem = "the agent is starting"
         self.app.turn_running = True
@@ -178,7 +179,7 @@ class AgentLifecycle:
         finally:
             self.app.turn_running = False
         self.app.session_id = ""
-        self.app.main_screen.post_message(messages.ConversationReset(reason, resume or ""))
+        self.app.main_screen.post_message(messages.ConversationReset(reason, resume or "", detail))
         self.request_agent(resume, reason)
 
     async def _close_quietly(self, agent: object, end_reason: str) -> None:

@@ -10,8 +10,9 @@ before it is sent), `set_title(name)` (`/title`), `rewind(count)` (`/undo N`), `
 (`/branch`), `steer(text)` with `take_steers()` (`/steer`), `run_user_shell(command)` (`!CMD`, an async
 iterator of events as `run_turn` is), `kill_process(process_id)` (the palette kills a background
 process), `context_window()` and `known_context_window()` (the window the budget pane measures
-against: asked once a session is open, else only what is known), and the attribute `on_background`
-(events from outside a turn). An approval travels as a Future inside the `ApprovalNeeded` Message;
+against: asked once a session is open, else only what is known), the attribute `on_background`
+(events from outside a turn), and `client` (the model client: `/model` and the budget pane name its
+model and provider). An approval travels as a Future inside the `ApprovalNeeded` Message;
 the loop waits on it and hands the answer back before reading on.
 """
 

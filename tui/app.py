@@ -26,10 +26,9 @@ from engine.home import Home
 from engine.mcp.references import PROMPT_PREFIX
 from engine.text.sentences import sentence as end_sentence
 from engine.text.tokens import estimate as estimate_tokens
-from engine.threats.redact import Redactor
 from engine.tools.sandbox import sandbox_status
 from themes.builtin import BUILTIN_THEMES, DEFAULT_THEME
-from tui import messages
+from tui import heap, messages
 from tui.agent_lifecycle import AgentLifecycle
 from tui.agent_port import AgentPort, drive_turn, interrupt, kill_process, oversized
 from tui.busy_input import BusyInput
@@ -62,6 +61,7 @@ from widgets.transcript import Transcript
 from widgets.transcript_history import HistoryWanted
 
 if TYPE_CHECKING:
+    from engine.threats.redact import Redactor
     from tui.clipboard import CopyResult
     from tui.screens.editor import EditorScreen
     from tui.screens.identity import Fetch
@@ -193,9 +193,11 @@ class HwsApp(App[int], inherit_bindings=False):
         note: str = "",
         wall_clock: Callable[[], float] = time.time,
         offer_setup: bool = False,
+        open_hub: bool = False,
     ) -> None:
         super().__init__()
         self.offer_setup = offer_setup  # with no model configured, open the setup screen first
+        self.open_hub = open_hub  # `hws skills browse`: open on the skills hub screen
         self.handle_terminate = False  # `hws` sets it: SIGTERM quits as ctrl+q does (not under tests)
         self.home = home
         self.config = config
@@ -215,6 +217,7 @@ class HwsApp(App[int], inherit_bindings=False):
         self.wall_clock = wall_clock
         self.tui = config.tui
         self.turn_running = False
+        self.turn_collections = heap.TurnCollections()  # no full collection while a reply streams
         self.last_sent = ""
         self.last_command = False  # the last message was a typed `/skill-name` (/retry loads it again)
         self.last_copy: CopyResult | None = None
@@ -329,6 +332,8 @@ class HwsApp(App[int], inherit_bindings=False):
                 self.call_after_refresh(self.open_setup)
         if self.scripted_note:
             main.post_message(messages.Notice(self.scripted_note, "info", "i"))
+        if self.open_hub:
+            self.call_after_refresh(self.commands.hub.open_screen)
         if self.agent is None and self.agent_factory is not None and self.config.model_name:
             self.lifecycle.building = True  # from now: a message sent before the build begins is held too
             resume = self.resume_at
@@ -341,6 +346,7 @@ class HwsApp(App[int], inherit_bindings=False):
             # In a thread: the session catalog runs its own event loop, and neither may hold up this one.
             self.call_after_refresh(self.reload_catalogs)
         self.call_after_refresh(self.pane_feeds.refresh)
+        self.call_after_refresh(heap.settle)  # start-up's objects are never walked by a collection again
 
     async def on_unmount(self) -> None:
         self.live_files.stop()
@@ -527,6 +533,18 @@ class HwsApp(App[int], inherit_bindings=False):
         if NEXT_SESSION in stale and isinstance(message, messages.SkillChanged):
             self.live_files.skill_changed_on_disk(message.event.name)
 
+    def on_hub_screen_search_requested(self, message: Any) -> None:
+        """The hub screen asks for a search of the taps (HubScreen.SearchRequested)."""
+        self.commands.hub.search(message.screen, message.text)
+
+    def on_hub_screen_view_requested(self, message: Any) -> None:
+        """The hub screen asks to read and scan a skill (HubScreen.ViewRequested)."""
+        self.commands.hub.preview(message.screen, message.skill)
+
+    def on_hub_screen_install_requested(self, message: Any) -> None:
+        """The hub screen asks to install a skill (HubScreen.InstallRequested)."""
+        self.commands.hub.install(message.screen, message.skill)
+
     def on_mcp_screen_enable_requested(self, message: Any) -> None:
         """`/mcp`: a server turned on or off (McpScreen.EnableRequested; the screen loads on first use)."""
         self.commands.mcp.set_enabled(message.name, message.enabled)
@@ -650,7 +668,9 @@ class HwsApp(App[int], inherit_bindings=False):
         self.send_to_agent(text, command=slash is not None)
 
     def _redact(self, text: str) -> str:
-        if self._redactor is None:
+        if self._redactor is None:  # loaded with the first message: its patterns cost start-up time
+            from engine.threats.redact import Redactor
+
             self._redactor = Redactor.from_config(self.config)
         return self._redactor(text)
 
@@ -721,6 +741,7 @@ class HwsApp(App[int], inherit_bindings=False):
         post = self.main_screen.post_message
         assert self.agent is not None
         finished = interrupted = False
+        self.turn_collections.hold()
 
         def forward(message: Message) -> object:
             nonlocal finished, interrupted
@@ -743,6 +764,8 @@ class HwsApp(App[int], inherit_bindings=False):
                 post(messages.TurnAborted("ended"))
         finally:
             self.turn_running = False
+            # After the screen has taken the turn's last message (its queue may trail the model's).
+            self.main_screen.call_later(self.turn_collections.release)
             self.commands.mcp.offer_prompts()  # servers that started during the turn offer theirs now
             self.call_later(self.busy_input.turn_ended, interrupted)  # the queue goes on once this ends
 

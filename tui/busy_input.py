@@ -68,6 +68,7 @@ class BusyInput:
         self.queued: list[QueuedMessage] = []
         self.steering: list[str] = []  # given to the running turn, not yet taken at a tool boundary
         self.attached: list[ShellOutput] = []
+        self.shell_command = ""  # the person's own `!CMD` running now ("" when none): no agent turn runs
 
     def _say(self, text: str, level: str = "info", icon: str = "·") -> None:
         self.app.main_screen.post_message(messages.Notice(text, level, icon))
@@ -100,9 +101,20 @@ class BusyInput:
         if not app.turn_running:
             app.send_to_agent(text)
             return
-        if not steer(app.agent, text):  # a `!CMD` runs, or an agent that cannot be steered
+        if self.shell_command:  # the agent is not working: there is no turn and no tool boundary to reach
             self.queued.append(QueuedMessage(text, text))
-            self._say("This cannot take a steer now: the message is queued for when it ends.", "warning")
+            self._say(
+                f"No agent turn is running (your `{one_line(self.shell_command, 40)}` runs in the shell): "
+                "the message is queued and sent as a message when the command ends.",
+                icon="↳",
+            )
+            self._show()
+            return
+        if not steer(app.agent, text):  # an agent that cannot be steered
+            self.queued.append(QueuedMessage(text, text))
+            self._say(
+                "This agent cannot take a steer: the message is queued for when its turn ends.", "warning"
+            )
             self._show()
             return
         self.steering.append(text)
@@ -187,6 +199,7 @@ class BusyInput:
             self._say(f"Not run: {reason}.", "warning", "!")
             return
         app.turn_running = True
+        self.shell_command = command
         app.run_worker(
             self._run_shell(command, attach),
             group="turn",
@@ -223,6 +236,7 @@ class BusyInput:
                 interrupted = True
                 post(messages.Notice(f"`{command}` was stopped before it finished.", "warning", "■"))
             app.turn_running = False
+            self.shell_command = ""
             app.call_later(self.turn_ended, interrupted)
 
     def attach_outputs(self, text: str) -> str:

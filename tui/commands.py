@@ -20,13 +20,17 @@ from tui import messages
 from widgets.message_input import SlashCommand
 
 if TYPE_CHECKING:
+    from engine.events import ConversationRewound
     from tui.app import HwsApp
 
 SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "start a new session"),
     SlashCommand("compress", "compress the conversation now", args="[focus]"),
     SlashCommand(
-        "model", "show the model; with a name, switch to it and keep it in config.yaml", args="[name]"
+        "model",
+        "show the model and provider; with a name, switch to it (kept in config.yaml); "
+        "--provider P switches provider for this run",
+        args="[name] [--provider P]",
     ),
     SlashCommand(
         "memory",
@@ -55,7 +59,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "branch", "go on in a copy of this conversation; the original stays resumable", args="[name]"
     ),
-    SlashCommand("rollback", "list the working folder's checkpoints by turn; restore one"),
+    SlashCommand("rollback", "list the working folder's checkpoints by turn; restore one", args="[ID]"),
     SlashCommand("steer", "add a message to the running turn at its next tool boundary", args="TEXT"),
     SlashCommand("retry", "send the last message again"),
     SlashCommand("copy", "copy the last reply"),
@@ -97,6 +101,17 @@ def skill_commands(entries: Iterable[SkillEntry]) -> list[SlashCommand]:
     return [SlashCommand(e.name, e.description or "invoke this skill", kind="skill") for e in entries]
 
 
+def rollback_offer(rewound: ConversationRewound) -> str:
+    """The rewound turns changed the folder's files: where they stand, and how to roll them back."""
+    files = f"{rewound.files_changed} file{'' if rewound.files_changed == 1 else 's'}"
+    where = rewound.project or "the working folder"
+    return (
+        f"The rewound turns changed files: {files} in {where} differ from checkpoint "
+        f"{rewound.checkpoint_id}, taken before them. `/rollback {rewound.checkpoint_id}` shows the diff and "
+        "restores it on enter; the files stay as they are unless you do."
+    )
+
+
 def no_model_text(config_path: str) -> str:
     return (
         "No model is configured, so the agent cannot answer yet; every pane still works.\n"
@@ -115,11 +130,13 @@ class SlashCommands:
 
     def __init__(self, app: HwsApp) -> None:
         from tui.fact_commands import FactCommands
+        from tui.hub_work import HubWork
         from tui.mcp_commands import McpCommands
 
         self.app = app
         self.mcp = McpCommands(app)
         self.facts = FactCommands(app)
+        self.hub = HubWork(app)
 
     async def run_slash_command(self, name: str, argument: str) -> None:
         main = self.app.main_screen
@@ -167,23 +184,15 @@ class SlashCommands:
         elif name == "rollback" and not self._waits_for_turn(name):
             from tui.screens.rollback import RollbackScreen
 
-            screen = RollbackScreen(self.app.home, self.app.config, self.app.workdir)
+            chosen = argument.strip()
+            screen = RollbackScreen(self.app.home, self.app.config, self.app.workdir, chosen=chosen)
             self.app.push_screen(screen, lambda said: self._say(said) if said else None)
         elif name == "mcp":
             self.mcp.open_screen()
         elif name == "hub":
-            self.open_hub()
+            self.hub.open_screen()
         elif name == "reload-mcp":
             self.mcp.reload_command()
-
-    def open_hub(self) -> None:
-        """`/hub`: the skills hub screen; an install is said in the transcript when it closes."""
-        from engine.skills.hub.hub import SkillsHub
-        from engine.skills.library import SkillLibrary
-        from tui.screens.hub import HubScreen
-
-        hub = SkillsHub(SkillLibrary(self.app.home, self.app.config))
-        self.app.push_screen(HubScreen(hub), lambda said: self._say(said) if said else None)
 
     def _say(self, text: str, level: str = "info", icon: str = "·") -> None:
         self.app.main_screen.post_message(messages.Notice(text, level, icon))
@@ -357,6 +366,8 @@ class SlashCommands:
             self.app.turn_running = False
         self.app.main_screen.post_message(messages.to_message(rewound))  # its text goes back in the input
         self._say(rewound.sentence, "info", "↶")
+        if rewound.checkpoint_id:  # the files those turns changed: offered, never rolled back
+            self._say(rollback_offer(rewound), "warning", "⛁")
 
     def branch_command(self, name: str) -> None:
         """`/branch [name]`: go on in a copy of this conversation; the original stays resumable."""
@@ -451,47 +462,10 @@ class SlashCommands:
         else:
             self._say("No session yet: the first message starts one; /title NAME then names it.")
 
-    # /model [name]
+    # /model [name] [--provider P]
 
-    def model_command(self, name: str) -> None:
-        """`/model` says which model answers; `/model NAME` switches to another and keeps it in config.yaml
-        (a run whose model does not come from config.yaml, `--scripted`, switches for this run only)."""
-        from tui.agent_port import AgentBuilder
+    def model_command(self, argument: str) -> None:
+        """`/model` says which model and provider answer; `/model NAME [--provider P]` switches."""
+        from tui.model_switch import ModelSwitch
 
-        model = self.app.config.model_name
-        if not name:
-            if not model:
-                self._say(no_model_text(self.app.config_path_label), "info", "i")
-                return
-            builder = self.app.agent_factory if isinstance(self.app.agent_factory, AgentBuilder) else None
-            current = ((builder.overrides or {}).get("model", {}) if builder else {}).get("default") or model
-            where = self.app.config.model.base_url or "the provider default"
-            self._say(
-                f"Model: {current} at {where}. `/model NAME` switches to another (the conversation goes "
-                f"on) and keeps it as model.default in {self.app.config_path_label}.",
-                "info",
-                "i",
-            )
-            return
-        if self._waits_for_turn("model"):
-            return
-        if not isinstance(self.app.agent_factory, AgentBuilder):
-            self._say(
-                "/model NAME needs the workstation's own agent builder; restart with the model.", "warning"
-            )
-            return
-        overrides = {k: dict(v) for k, v in (self.app.agent_factory.overrides or {}).items()}
-        # The model's endpoint set for this run (--scripted) is not config.yaml's: the file is left alone.
-        endpoint_of_this_run = any(key != "default" for key in overrides.get("model", {}))
-        overrides.setdefault("model", {})["default"] = name
-        self.app.agent_factory = AgentBuilder(self.app.agent_factory.workdir, overrides)
-        resume = self.app.session_id or None
-        self.app.main_screen.status.update_state(model=name)  # the reset's notice names it
-        self.app.lifecycle.replace_agent("model_switch", resume, "model")
-        if endpoint_of_this_run:
-            self.app.notify(
-                f"Model {name} for this run only: this run's model is not the one in "
-                f"{self.app.config_path_label}, which is left as it is."
-            )
-        else:
-            self.app.keep_setting("model", name)
+        ModelSwitch(self.app).run(argument, lambda: self._waits_for_turn("model"))

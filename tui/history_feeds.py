@@ -12,7 +12,7 @@ from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from tui.read_history import HistoryReader
+from tui.read_history import HistoryReader, SessionsListState
 from widgets.transcript_history import HistoryLoaded, HistoryPage, HistoryWanted
 
 if TYPE_CHECKING:
@@ -24,8 +24,6 @@ class HistoryFeeds:
     """Reading state.db for the transcript and the sessions screen, in the app's workers."""
 
     def __init__(self, app: HwsApp) -> None:
-        from tui.screens.sessions import SessionsListState
-
         self.app = app
         self.reader = HistoryReader(app.home, app.config)
         self.sessions_list = SessionsListState()  # where the sessions screen was left, for its next opening

@@ -42,8 +42,12 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     return build_parser().parse_args(list(argv))
 
 
-def launch(argv: Sequence[str]) -> int:
-    """Open the app; a home, config or scenario problem is one sentence on stderr and exit code 2."""
+def launch(argv: Sequence[str], open_hub: bool = False) -> int:
+    """Open the app (on the skills hub screen with `open_hub`); a home, config or scenario problem is
+    one sentence on stderr and exit code 2."""
+    from tui import heap
+
+    heap.hold_for_start()  # the app's first frame turns collections back on (`heap.settle`)
     args = parse(argv)
     from engine.config import ConfigError, load_config
     from engine.home import Home, HomeError
@@ -75,7 +79,7 @@ def launch(argv: Sequence[str]) -> int:
                 file=sys.stderr,
             )
             return 2
-        return _run(home, config, args, scripted, scratch is not None)
+        return _run(home, config, args, scripted, scratch is not None, open_hub)
     except WorkstationCrashed as crash:
         code = crash.code
     finally:
@@ -92,7 +96,9 @@ class WorkstationCrashed(Exception):
         self.code = code
 
 
-def _run(home, config, args: argparse.Namespace, scripted: bool, temporary: bool) -> int:  # type: ignore[no-untyped-def]
+def _run(  # type: ignore[no-untyped-def]
+    home, config, args: argparse.Namespace, scripted: bool, temporary: bool, open_hub: bool = False
+) -> int:
     from engine.logs import setup_logging
     from tui.agent_port import AgentBuilder
     from tui.catalogs import session_catalog, skill_catalog
@@ -126,7 +132,8 @@ def _run(home, config, args: argparse.Namespace, scripted: bool, temporary: bool
         session_source=partial(session_catalog, home, config, int(config.tui.palette_sessions)),
         resume=args.resume,
         note=note,
-        offer_setup=bool(config.setup.offer_screen) and not scripted,
+        offer_setup=bool(config.setup.offer_screen) and not scripted and not open_hub,
+        open_hub=open_hub,
     )
     app.handle_terminate = True
     from tui.hangup import hangup_safe

@@ -43,8 +43,25 @@ def _demo_arguments(argv: Sequence[str]) -> list[str] | None:
     return rest
 
 
+def _browse_arguments(argv: Sequence[str]) -> list[str] | None:
+    """The workstation's arguments (the home) for `hws skills browse` in a terminal; None otherwise
+    (with --json, or without a terminal, the headless command prints the listing)."""
+    args = list(argv)
+    rest = _without_home(args)
+    if rest != ["skills", "browse"]:
+        return None  # --json, --help or a mistyped option: the headless command answers
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None
+    return args[: len(args) - len(rest)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    browse = _browse_arguments(argv)
+    if browse is not None:
+        from tui.launch import launch as launch_hub
+
+        return launch_hub(browse, open_hub=True)
     demo = _demo_arguments(argv)
     if demo is not None:
         from tui.demo import launch_demo

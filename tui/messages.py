@@ -126,6 +126,9 @@ class Usage(EngineMessage["events.Usage"]): ...
 class Status(EngineMessage["events.Status"]): ...
 
 
+class ProviderSwitched(EngineMessage["events.ProviderSwitched"]): ...
+
+
 class GuardedSettingsChanged(EngineMessage["events.GuardedSettingsChanged"]): ...
 
 
@@ -275,10 +278,11 @@ class SessionOpened(Message, bubble=False):
 class ConversationReset(Message, bubble=False):
     """The conversation starts over (`/new`, resume, model switch): the transcript and timeline clear."""
 
-    def __init__(self, reason: str, session_id: str = "") -> None:
+    def __init__(self, reason: str, session_id: str = "", detail: str = "") -> None:
         super().__init__()
         self.reason = reason
         self.session_id = session_id
+        self.detail = detail  # a model switch: ` at PROVIDER` when the provider changes too
 
 
 class PaneRead(Message, bubble=False):

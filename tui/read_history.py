@@ -66,6 +66,17 @@ class SessionRow:
     branch_of: str = ""  # a /branch copy: the session it was branched from
 
 
+@dataclass
+class SessionsListState:
+    """Where the sessions list was left: kept by the app while the screen is closed."""
+
+    query: str = ""
+    rows: list[SessionRow] = field(default_factory=list)
+    highlighted: str = ""  # the root id of the highlighted conversation
+    scroll_y: float = 0.0
+    in_list: bool = False  # the list had the focus (else the search box)
+
+
 def branched_from(session: SessionRecord) -> str:
     """The session a `/branch` copy was made from ("" for any other session)."""
     return str((session.model_config or {}).get("_branched_from") or "")

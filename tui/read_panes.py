@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.skills.needs import missing_settings
 from widgets.budget_pane import BudgetLayer, BudgetView, McpShare
 from widgets.memory_pane import JournalRow, MemoryFile, MemoryView
 from widgets.pending_list import PendingRow
@@ -226,7 +227,12 @@ class Readers:
         mcp = self.mcp_share(agent)
         if mcp is not None and conversation:
             conversation = max(0, conversation - mcp.tokens)
-        return BudgetView(window, layers, conversation, tools, threshold, preview, messages, where, mcp)
+        client = getattr(agent, "client", None) if agent is not None else None
+        model = str(getattr(getattr(client, "settings", None), "model", "") or "")
+        provider = str(getattr(client, "provider", "") or "")
+        return BudgetView(
+            window, layers, conversation, tools, threshold, preview, messages, where, mcp, model, provider
+        )
 
     def mcp_share(self, agent: Any) -> McpShare | None:
         """The MCP servers' schemas as a layer of their own (None when config.yaml names no server)."""
@@ -318,6 +324,7 @@ class Readers:
                     warnings=tuple(skill.warnings),
                     path=str(skill.skill_md),
                     read_only=skill.read_only,
+                    needs=missing_settings(skill.needs, self.config),
                 )
             )
         for name, tier in tiers.items():  # loaded this session, gone from disk since

@@ -33,7 +33,7 @@ class ScriptedModel:
                 "api_key": "",
                 "api_key_env": "",
             },
-            "auxiliary": {"model": "", "base_url": "", "api_key": "", "api_key_env": ""},
+            "auxiliary": {"model": "", "provider": "auto", "base_url": "", "api_key": "", "api_key_env": ""},
         }
 
     def note(self, home: Path, temporary: bool) -> str:

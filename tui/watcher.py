@@ -7,6 +7,10 @@ atomic replace that shows up as `moved` onto the target) becomes one change, a r
 becomes none. Editor litter (`.x.swp`, `x~`, `4913`, temp files) is ignored, and so is content this
 process wrote itself (`engine.storage.self_writes`). What is left is posted as `HomeChanged`.
 
+Only the folders whose files are routed somewhere are watched (the home's top level, `memories/`,
+`skills/`, `pending/`): the rest of the home (the hub's git clones under `cache/`, logs, sessions)
+churns without a watch, so a clone of thousands of files costs no inotify watch and no event.
+
 When file events cannot be had (inotify limits, a network file system), the same pipeline runs on
 watchdog's polling observer and `WatchStatus` says so.
 """
@@ -68,6 +72,7 @@ EVENT_CLASSES = [
     DirDeletedEvent,
     DirMovedEvent,
 ]
+ROUTED_DIRS = ("memories", "skills", "pending")  # top-level folders whose files `classify` routes
 ABSENT = "absent"
 STOP_TIMEOUT_S = 2.0
 
@@ -218,6 +223,9 @@ class HomeWatcher:
         self._ready = threading.Event()
         self._early: set[str] = set()  # touched while the first look was being taken: before unknown
         self._flusher: threading.Thread | None = None
+        self._handler = _Handler(self)
+        self._watches: dict[str, Any] = {}  # routed folder name -> its recursive watch
+        self._event_filter: list[type[FileSystemEvent]] | None = None
         self.flushes = 0
 
     # -- starting and stopping ----------------------------------------------------------------------
@@ -260,18 +268,29 @@ class HomeWatcher:
         return self.active_mode
 
     def _start_observer(self, kind: str) -> Any:
+        """Watch the home's top level and each routed folder below it, never the rest of the tree."""
         observer = self.observer_factory(kind, self.poll_interval)
-        handler = _Handler(self)
-        if kind == "events":
-            observer.schedule(handler, str(self.root), recursive=True, event_filter=EVENT_CLASSES)
-        else:  # poll only what is routed: the home's top level, memories/, skills/ and pending/
-            observer.schedule(handler, str(self.root), recursive=False)
-            for sub in ("memories", "skills", "pending"):
-                if (self.root / sub).is_dir():
-                    observer.schedule(handler, str(self.root / sub), recursive=True)
+        self._event_filter = EVENT_CLASSES if kind == "events" else None
+        observer.schedule(self._handler, str(self.root), recursive=False, event_filter=self._event_filter)
+        self._watches = {}
+        for name in ROUTED_DIRS:
+            self._watch_folder(observer, name)
         observer.daemon = True
         observer.start()
         return observer
+
+    def _watch_folder(self, observer: Any, name: str) -> None:
+        """Watch one routed folder recursively (again, when it was removed and made anew)."""
+        folder = self.root / name
+        if not folder.is_dir():
+            return
+        old = self._watches.pop(name, None)
+        if old is not None:
+            with contextlib.suppress(Exception):
+                observer.unschedule(old)
+        self._watches[name] = observer.schedule(
+            self._handler, str(folder), recursive=True, event_filter=self._event_filter
+        )
 
     def _announce(self) -> None:
         self.post(WatchStatus(self.active_mode, "" if self.active_mode == "events" else self.reason))
@@ -304,10 +323,28 @@ class HomeWatcher:
         if event.is_directory:
             if kind == "modified" or kind == "closed":
                 return  # a folder's own mtime: the files inside report themselves
+            paths = [p for p in paths if self._routed_folder(p)]
+            self._rewatch([p for p in paths if os.path.dirname(p) == str(self.root)])
             paths = self._expand_folders(paths)
         wanted = [p for p in paths if not is_litter(p) and classify(self.home, self._home_path(p))]
         if wanted:
             self.note(wanted)
+
+    def _routed_folder(self, path: str) -> bool:
+        """A folder that is, or lies inside, one of the routed folders (never `cache/`, `logs/`)."""
+        try:
+            parts = Path(path).relative_to(self.root).parts
+        except ValueError:
+            return False
+        return bool(parts) and parts[0] in ROUTED_DIRS
+
+    def _rewatch(self, folders: list[str]) -> None:
+        """A routed folder made (or moved in) at the top level gets its recursive watch first."""
+        observer = self._observer
+        if observer is None:
+            return
+        for folder in folders:
+            self._watch_folder(observer, os.path.basename(folder))
 
     def _expand_folders(self, folders: list[str]) -> list[str]:
         """A folder moved in or out (a skill dragged between categories): every file it held or holds."""

@@ -73,6 +73,8 @@ class BudgetView:
     messages: int = 0
     terminal: str = ""  # where terminal commands run (`local`, `ssh dev@box`, `docker python:3.12`)
     mcp: McpShare | None = None  # the MCP servers' schemas; None when config.yaml names no server
+    model: str = ""  # the model answering this session's calls ("" before an agent is built)
+    provider: str = ""  # its provider's name, or the endpoint's host
 
     @property
     def prompt(self) -> int:
@@ -157,6 +159,7 @@ class BudgetPane(Pane):
         self.subagents: dict[str, ChildUsage] = {}  # the subagents' usage, never in `totals`
         self.reported = 0  # the provider's count of the last request (+ its reply), until the history shrinks
         self.overfull = False  # the conversation no longer fits and compression cannot shorten it
+        self.switched = ""  # why the session runs on a fallback provider, until another one is shown
         self._summarise()
 
     def compose_body(self) -> ComposeResult:
@@ -181,6 +184,8 @@ class BudgetPane(Pane):
         self.post_message(self.ReloadRequested())
 
     def show(self, view: BudgetView) -> None:
+        if (view.model, view.provider) != (self.view.model, self.view.provider):
+            self.switched = ""  # another provider (a /model switch): the fallback's reason is history
         self.view = self._at_least_reported(view)
         self._summarise()
         self._draw()
@@ -224,6 +229,14 @@ class BudgetPane(Pane):
         child.calls, child.running = max(child.calls, calls), running
         child.prompt_tokens = max(child.prompt_tokens, prompt)
         child.completion_tokens = max(child.completion_tokens, completion)
+        self._draw()
+
+    def provider_switched(self, event: events.ProviderSwitched) -> None:
+        """The session went on with a fallback provider: name it, and which one failed."""
+        from dataclasses import replace
+
+        self.view = replace(self.view, model=event.model, provider=event.provider)
+        self.switched = f"fallback; {event.failed} failed" + (f" ({event.reason})" if event.reason else "")
         self._draw()
 
     def reset_usage(self) -> None:
@@ -355,8 +368,19 @@ class BudgetPane(Pane):
         # Where terminal commands run takes the spacer's row, so the table is no taller for it.
         where = Content.assemble(("terminal on ", "dim"), view.terminal) if view.terminal else Content("")
         lines.append(where)
+        if view.model or view.provider:
+            lines.append(self._provider_line())
         lines += [self._usage_line(), self._totals_line(), *self._children_lines()]
         return Content("\n").join(lines)
+
+    def _provider_line(self) -> Content:
+        """Which model and provider answer now; after a fallback switch, why."""
+        view = self.view
+        at = f" at {view.provider}" if view.provider else ""
+        parts: list[Content | str | tuple[str, str]] = [("model".ljust(14), "bold"), f"{view.model}{at}"]
+        if self.switched:
+            parts.append((f" · {self.switched}", "$warning"))
+        return Content.assemble(*parts)
 
     def _children_lines(self) -> list[Content]:
         """The subagents, apart from the session's own calls: how many, their calls and tokens (none

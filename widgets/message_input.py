@@ -72,9 +72,10 @@ class PromptInput(TextArea):
         Binding(
             "ctrl+g",
             "expand_paste",
-            "expand paste",
+            "expand paste / $EDITOR",
             id="expand_paste",
-            tooltip="Put the pasted text of the chip at the cursor into the input, to read or edit it",
+            tooltip="Put the pasted text of the chip at the cursor into the input, to read or edit it; "
+            "with no chip in the draft, edit the draft in $EDITOR (as alt+e)",
         ),
         Binding(
             "alt+enter",
@@ -90,6 +91,7 @@ class PromptInput(TextArea):
             "$EDITOR",
             id="edit_draft",
             tooltip="Edit the draft in $EDITOR (hws waits; the text comes back into the input)",
+            priority=True,  # a terminal's alt+e carries the character "e", which the text area would type
         ),
         Binding(
             "alt+up",
@@ -225,8 +227,8 @@ class PromptInput(TextArea):
         chip = self._chip_around(before=True) or self._chip_around(before=False)
         if chip is None:
             labels = box.chips.labels_in(self.text)
-            if not labels:
-                self.notify("No pasted text here: a long paste shows as a chip [Pasted …].", timeout=4)
+            if not labels:  # no paste to open: the draft itself goes to $EDITOR, as alt+e does
+                self.action_edit_draft()
                 return
             offset, label = labels[-1]
             start = self.document.get_location_from_index(offset)

@@ -71,6 +71,7 @@ class SkillRow:
     read_only: bool = False
     verdict: str = ""  # "" not scanned yet, safe, caution, dangerous
     findings: int = 0
+    needs: str = ""  # settings it declares and the home lacks: `GITHUB_TOKEN, skills.config.wiki.path`
 
     @property
     def tokens(self) -> int:
@@ -323,6 +324,8 @@ class SkillsPane(Pane):
         elif verdict in VERDICT_MARK:
             text, verdict_style = VERDICT_MARK[verdict]
             parts += ["  ", (f"{text} ({findings})", verdict_style)]
+        if row.needs:
+            parts += ["  ", (f"⚙ needs {printable(row.needs)}", "$warning")]
         if row.warnings:
             parts += [
                 "  ",

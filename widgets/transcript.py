@@ -1,8 +1,8 @@
 """The conversation: an anchored scroll of cheap blocks, with only the live reply as streaming Markdown.
 
 The transcript takes engine events (the main screen's `@on` handlers call these methods); it never
-calls the engine. The reply being streamed is a Textual `Markdown` fed through `MarkdownStream`,
-which coalesces chunks it cannot render in time; when a reply segment ends (a tool call, or the end
+calls the engine. The reply being streamed is a Textual `Markdown` fed through a `MarkdownStream`
+that draws one block per screen refresh (`PacedStream`); when a reply segment ends (a tool call, or the end
 of the turn) it is laid out once in a thread and swapped for a line-API widget drawn from those
 strips (`FrozenReply`), so finished turns cost nothing to scroll. Old blocks leave the DOM once the
 transcript passes a line budget (the session keeps every message).
@@ -45,10 +45,8 @@ from widgets.transcript_blocks import (
 from widgets.transcript_history import HistoryLoaded, HistoryWindow
 
 if TYPE_CHECKING:
-    from textual.widgets.markdown import MarkdownStream
-
     from engine import events
-    from widgets.live_reply import LiveReply
+    from widgets.live_reply import LiveReply, PacedStream
 
 
 class Transcript(VerticalScroll):
@@ -168,7 +166,7 @@ class Transcript(VerticalScroll):
         self.tool_preview_chars = tool_preview_chars
         self.show_reasoning = show_reasoning
         self._live: LiveReply | None = None
-        self._stream: MarkdownStream | None = None
+        self._stream: PacedStream | None = None
         self._reasoning: ReasoningBlock | None = None
         self._tools: dict[str, ToolBlock] = {}
         self.subagents: dict[str, SubagentBlock] = {}  # child session id -> its block, this conversation
@@ -317,13 +315,14 @@ class Transcript(VerticalScroll):
         if not text:
             return
         if self._live is None:
-            from widgets.live_reply import LiveReply  # Markdown loads on the first reply, not at start-up
+            from widgets.live_reply import LiveReply, PacedStream  # Markdown loads with the first reply
 
             self._live = LiveReply()
             self._segment = ""
             self._attempt.append(self._live)
             await self._add(self._live)
-            self._stream = LiveReply.get_stream(self._live)
+            self._stream = PacedStream(self._live)
+            self._stream.start()
         assert self._stream is not None
         self._segment += text
         await self._stream.write(text)
@@ -461,7 +460,7 @@ class Transcript(VerticalScroll):
             return
         if stream is not None:
             await stream.stop()
-        source = live.source
+        source = live.text  # all of it: the stream may not have drawn the end yet
         if not source.strip():
             await live.remove()
             return

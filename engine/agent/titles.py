@@ -41,7 +41,9 @@ _LEAD = re.compile(r"^(?:title|titel|titre)\s*[:：-]\s*", re.IGNORECASE)
 def auxiliary_configured(config: Config) -> bool:
     """An auxiliary model of its own is set up (otherwise the main model would stand in for it)."""
     auxiliary = config.auxiliary
-    return bool(str(auxiliary.model or "").strip() or str(auxiliary.base_url or "").strip())
+    provider = str(auxiliary.get("provider") or "").strip()
+    named = provider not in ("", "auto", "main", "custom")
+    return bool(str(auxiliary.model or "").strip() or str(auxiliary.base_url or "").strip() or named)
 
 
 def first_exchange(history: Sequence[dict[str, Any]]) -> tuple[str, str] | None:

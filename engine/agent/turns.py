@@ -56,6 +56,7 @@ from engine.events import (
     FactsRecalled,
     GuardedSettingsChanged,
     NudgeFired,
+    ProviderSwitched,
     ReasoningDelta,
     RecalledFact,
     SessionBranched,
@@ -85,7 +86,7 @@ if TYPE_CHECKING:
     from engine.compression.oversized import FittedMessage, OversizedMessage
     from engine.config import Config
     from engine.home import Home
-    from engine.llm.chunks import AssistantMessage, TokenUsage, ToolCall
+    from engine.llm.chunks import AssistantMessage, FallbackChunk, TokenUsage, ToolCall
     from engine.llm.client import LLMClient, StreamCall
     from engine.mcp.hub import McpHub
     from engine.memory.store import Memory
@@ -352,7 +353,10 @@ class Agent:
         from engine.agent.rewinding import rewind
 
         await self._ready_to_edit("rewind")
-        return await rewind(self.opened, self.lifecycle.require_store(), count=count, message_id=message_id)
+        store = self.lifecycle.require_store()
+        rewound = await rewind(self.opened, store, count=count, message_id=message_id)
+        # Turns are numbered by the person's messages: the first one taken back is the next after those left.
+        return await self.checkpoints.offer_rollback(rewound, self.opened.turns + 1)
 
     async def branch(self, title: str | None = None, *, at_message_id: int | None = None) -> SessionBranched:
         """`/branch [NAME]`: go on in a child session holding a copy of the conversation (up to the message
@@ -599,13 +603,14 @@ class Agent:
         session.nudges.start_turn()
         state = _TurnState(text)
         interrupted = failed = False
-        # The provider's layer is looked up while the message is expanded and stored, not after.
+        # The provider's layer is looked up while the message is expanded and stored and the first
+        # model call is prepared; only that call waits for it.
         layer_lookup = asyncio.ensure_future(self._provider_layer(text))
         try:
             sent = self._skill_invocation(text) if command else text
             sent = state.text = await self._mcp_references(sent, command)
             await self._record_user_message(session, sent, typed=text)
-            await self._call_until_answered(state, await layer_lookup)
+            await self._call_until_answered(state, layer_lookup)
         except asyncio.CancelledError:
             layer_lookup.cancel()
             interrupted = True
@@ -723,7 +728,7 @@ class Agent:
             self._put(FactsRecalled(self.session_id, recalled))
         return layer
 
-    async def _call_until_answered(self, state: _TurnState, layer: str | None) -> None:
+    async def _call_until_answered(self, state: _TurnState, layer: asyncio.Future[str | None]) -> None:
         max_calls = int(self.config.agent.max_turns)
         while True:
             if state.iterations >= max_calls:
@@ -739,7 +744,7 @@ class Agent:
             state.iterations += 1
             await self._check_guarded()
             await self.window.compress_if_due(self.opened, self.lifecycle.require_store())
-            reply = await self._call_model(state, layer)
+            reply = await self._call_model(state, await layer)  # done after the first call
             await self._record_reply(state, reply)
             if not reply.tool_calls:
                 state.final_text = reply.content
@@ -829,6 +834,7 @@ class Agent:
                             reasoning.reset()
                             sentence = f"{chunk.text}{void}."
                             self._put(Status(self.session_id, "warning", sentence, reply_void=shown))
+                            self._put(self._switched(chunk))
                             self.window.size = None  # the new model's window is asked for anew
                         elif isinstance(chunk, FinishChunk):
                             self._put_delta(ReasoningDelta, reasoning.flush())
@@ -847,6 +853,13 @@ class Agent:
                 continue
             assert reply is not None
             return reply
+
+    def _switched(self, chunk: FallbackChunk) -> ProviderSwitched:
+        """The event naming the provider the session goes on with (the client has switched already)."""
+        s = self.client.settings
+        return ProviderSwitched(
+            self.session_id, s.model, chunk.provider, s.base_url, chunk.failed, chunk.reason
+        )
 
     async def _record_reply(self, state: _TurnState, reply: AssistantMessage) -> None:
         entry = assistant_entry(reply)

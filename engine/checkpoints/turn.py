@@ -10,6 +10,7 @@ with `CheckpointSkipped`, and the turn goes on.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 
 from engine.checkpoints.store import CheckpointStore
 from engine.config import Config
-from engine.events import CheckpointSkipped, CheckpointTaken, Event
+from engine.events import CheckpointSkipped, CheckpointTaken, ConversationRewound, Event
 from engine.home import Home
 from engine.threats.redact import home_redactor
 from engine.tools.backends.choice import backend_name
@@ -96,3 +97,29 @@ class TurnCheckpoints:
                 taken.unchanged,
             )
         )
+
+    async def offer_rollback(self, rewound: ConversationRewound, first_turn: int) -> ConversationRewound:
+        """`rewound` naming the checkpoint from before turn `first_turn` (the first one taken back) when the
+        folder's files changed since, so the person can be offered the rollback; as it was otherwise."""
+        if not self.enabled or rewound.exchanges < 1:
+            return rewound
+        try:
+            found = await asyncio.to_thread(self._changed_since_turn, rewound.session_id, first_turn)
+        except Exception:  # the offer is a courtesy: the rewind stands without it
+            log.exception("finding the checkpoint before the rewound turns failed")
+            return rewound
+        if found is None:
+            return rewound
+        checkpoint_id, changed = found
+        return dataclasses.replace(
+            rewound, checkpoint_id=checkpoint_id, files_changed=changed, project=str(self.store.project)
+        )
+
+    def _changed_since_turn(self, session_id: str, turn: int) -> tuple[str, int] | None:
+        if self.store.refusal():
+            return None
+        checkpoint = self.store.before_turn(session_id, turn)
+        if checkpoint is None:
+            return None
+        changes = self.store.changes_since(checkpoint)
+        return (checkpoint.id, len(changes)) if changes else None

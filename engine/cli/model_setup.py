@@ -17,6 +17,7 @@ from engine.config_edit import CONFIG_HEADER, ConfigEditError, set_env_value, up
 
 if TYPE_CHECKING:
     from engine.home import Home
+    from engine.llm.settings import ModelSettings
 
 KEY_FROM_ENV, KEY_FROM_DOTENV, KEY_NONE = "env", "dotenv", "none"
 KEY_KEEP = "keep"  # the key already written as model.api_key: saving leaves it as it is
@@ -238,10 +239,6 @@ def check_endpoint(config: Config, timeout: float | None = None) -> EndpointChec
 
 
 async def check_endpoint_async(config: Config, timeout: float | None = None) -> EndpointCheck:
-    from dataclasses import replace
-
-    from engine.llm.direct import DirectLLMClient
-    from engine.llm.errors import LLMError
     from engine.llm.settings import SettingsError, model_settings
 
     try:
@@ -250,6 +247,22 @@ async def check_endpoint_async(config: Config, timeout: float | None = None) -> 
         return EndpointCheck(False, str(exc))
     if not settings.model:
         return EndpointCheck(False, "No model name is set (model.default); `hws setup` sets one.")
+    return await check_settings_async(config, settings, timeout)
+
+
+def check_settings(config: Config, settings: ModelSettings, timeout: float | None = None) -> EndpointCheck:
+    """`check_endpoint` for an endpoint given by its settings (a fallback provider)."""
+    return asyncio.run(check_settings_async(config, settings, timeout))
+
+
+async def check_settings_async(
+    config: Config, settings: ModelSettings, timeout: float | None = None
+) -> EndpointCheck:
+    from dataclasses import replace
+
+    from engine.llm.direct import DirectLLMClient
+    from engine.llm.errors import LLMError
+
     limit = float(timeout if timeout is not None else config.setup.check_timeout)
     settings = replace(
         settings,

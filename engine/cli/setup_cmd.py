@@ -42,6 +42,12 @@ def register(sub: Any) -> None:
         "--no-check", action="store_true", help="write the settings without checking the endpoint"
     )
     parser.add_argument("--yes", action="store_true", help="never ask: fail on anything the flags leave out")
+    parser.add_argument(
+        "--add-fallback",
+        action="store_true",
+        help="add a provider to go on with when the main one fails (fallback_providers); the other flags "
+        "describe it",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -88,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
     command = hws_command(home)
     interactive = not args.yes and sys.stdin.isatty() and sys.stdout.isatty()
     asker = Asker(interactive)
+    if args.add_fallback:
+        return run_add_fallback(args, home, asker)
     choice = gather(args, asker)
     try:
         written = write_choice(home, choice)
@@ -115,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
     if result.ok:
         print(f"✓ {result.message}" + (f" It said: {result.reply!r}." if result.reply else ""))
         print(f"Start the workstation with: {command}")
+        print(f"A provider to go on with when this one fails: `{command} setup --add-fallback`.")
         return EXIT_OK
     print(f"✗ {result.message}", file=sys.stderr)
     if interactive and not asker.yes("Keep these settings anyway?", default=True):
@@ -126,6 +135,36 @@ def run(args: argparse.Namespace) -> int:
         f"(or run `{command} setup` again).",
         file=sys.stderr,
     )
+    return EXIT_REFUSED
+
+
+def run_add_fallback(args: argparse.Namespace, home: Any, asker: Asker) -> int:
+    """`hws setup --add-fallback`: append the chosen provider to fallback_providers and check it."""
+    from engine.cli.fallback_setup import add_fallback, check_fallback
+    from engine.cli.model_setup import SetupError
+    from engine.config import load_config
+
+    if asker.interactive:
+        print("A fallback provider: the session goes on with it when the main one fails.")
+    choice = gather(args, asker)
+    try:
+        how, number = add_fallback(home, choice)
+    except SetupError as exc:
+        fail(str(exc), EXIT_USAGE)
+    kept = {"created": "created", "edited": "comments kept", "rewritten": "other settings kept"}
+    where = f"{choice.model} at {choice.resolved_base_url()}"
+    print(f"Added {where} as fallback provider {number} in {home.config_file} ({kept[how]}).")
+    if choice.key_value:
+        print(f"Kept {choice.key_env} in {home.env_file} (readable by you only).")
+    if args.no_check:
+        return EXIT_OK
+    print(f"Checking {where} with a tiny request…", flush=True)
+    result = check_fallback(load_config(home.root), choice)
+    if result.ok:
+        print(f"✓ {result.message}")
+        return EXIT_OK
+    kept_anyway = "The entry is kept; it is tried only when the main model fails."
+    print(f"✗ {result.message} {kept_anyway}", file=sys.stderr)
     return EXIT_REFUSED
 
 

@@ -101,6 +101,7 @@ def run_list(args: argparse.Namespace) -> int:
                         "excluded": s.name in excluded,
                         "blocked": blocked.get(s.name, ""),
                         "warnings": list(s.warnings),
+                        "needs": _missing(library, s),
                     }
                     for s in catalog.skills
                 ],
@@ -119,11 +120,39 @@ def run_list(args: argparse.Namespace) -> int:
         print(f"{printable(s.name).ljust(width)}  {category:<16} {printable(text)}{flags}")
         if s.name in blocked:
             print(f"{' ' * width}    BLOCKED (never shown to the model): {blocked[s.name]}")
+        missing = _missing(library, s)
+        if missing:
+            how = f"hws skills view {printable(s.name)} says how"
+            print(f"{' ' * width}    needs {printable(missing)} ({how})")
         for warning in s.warnings:
             print(f"{' ' * width}    warning: {printable(warning)}")
     for line in catalog.warnings + catalog.skipped:
         print(f"warning: {printable(line)}", file=sys.stderr)
     return EXIT_OK
+
+
+def _missing(library: Any, skill: Any) -> str:
+    """The settings a skill declares and this home lacks, in one line ('' when it has them all)."""
+    from engine.skills.needs import readiness
+
+    if not skill.needs:
+        return ""
+    return readiness(skill.needs, library.config.secret, library.config.raw).missing_words()
+
+
+def _print_setup(library: Any, skill: Any) -> None:
+    """How to set what the skill needs and this home lacks, after its text (on standard error)."""
+    from engine.skills.needs import how_to_set, readiness
+    from engine.text.printable import printable
+
+    ready = readiness(skill.needs, library.config.secret, library.config.raw)
+    if skill.needs.compatibility:
+        print(f"\ncompatibility: {printable(skill.needs.compatibility)}", file=sys.stderr)
+    lines = how_to_set(skill.needs, ready, library.home.root)
+    if lines:
+        print("\nsetup needed:", file=sys.stderr)
+        for line in lines:
+            print("  " + printable(line, keep_newlines=True).replace("\n", "\n    "), file=sys.stderr)
 
 
 def run_view(args: argparse.Namespace) -> int:
@@ -140,7 +169,7 @@ def run_view(args: argparse.Namespace) -> int:
     if args.file:
         result = view_file(skill, args.file, max_chars)
     else:
-        result = view_skill(skill, max_chars, library.config.secret, bool(library.settings.template_vars))
+        result = view_skill(skill, max_chars, library.config, bool(library.settings.template_vars))
     if verdict is not None and verdict.blocked:
         result["blocked"] = verdict.reason
     if args.json:
@@ -157,6 +186,8 @@ def run_view(args: argparse.Namespace) -> int:
             print(f"  {printable(group)}: {', '.join(printable(f) for f in files)}", file=sys.stderr)
     for warning in result.get("warnings", []):
         print(f"warning: {printable(warning)}", file=sys.stderr)
+    if not args.file:
+        _print_setup(library, skill)
     print(f"({result['tokens']:,} tokens)", file=sys.stderr)
     return EXIT_OK
 

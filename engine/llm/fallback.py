@@ -50,7 +50,9 @@ def describe(settings: ModelSettings) -> str:
 def fallback_settings(config: Config, main: ModelSettings) -> tuple[ModelSettings, ...]:
     """The configured fallbacks, in order, each as a complete `ModelSettings` built on the main one's."""
     entries = config.get("fallback_providers") or []
-    return tuple(_entry_settings(config, main, entry, index) for index, entry in enumerate(entries, 1))
+    built = (_entry_settings(config, main, entry, index) for index, entry in enumerate(entries, 1))
+    # After `/model --provider` chose one of them, that one is the main model: it is no fallback of itself.
+    return tuple(s for s in built if (s.base_url, s.model) != (main.base_url, main.model))
 
 
 def _entry_settings(config: Config, main: ModelSettings, entry: Any, index: int) -> ModelSettings:

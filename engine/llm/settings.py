@@ -147,10 +147,19 @@ def provider_name(provider: str) -> str:
 
 
 def auxiliary_settings(config: Config) -> ModelSettings:
-    """The auxiliary model (summaries, background review); each empty `auxiliary.*` uses the main one."""
+    """The auxiliary model (summaries, background review, titles); each empty `auxiliary.*` uses the
+    main one's, and `auxiliary.provider` may name another provider than the main model's."""
     main = model_settings(config)
     aux = config.auxiliary
-    base_url = str(aux.base_url).rstrip("/") or main.base_url
+    provider = str(aux.provider or "").strip()
+    own_provider = provider not in ("", "auto", "main", "custom")
+    base_url = str(aux.base_url).rstrip("/") or PROVIDER_URLS.get(provider, "")
+    if own_provider and not base_url:
+        raise SettingsError(
+            f"auxiliary.provider `{provider}` is not a provider whose address hws knows "
+            f"({', '.join(PROVIDER_URLS)}); set auxiliary.base_url."
+        )
+    base_url = base_url or main.base_url
     if aux.api_key or aux.api_key_env:
         key = resolve_api_key(config, base_url, str(aux.api_key), str(aux.api_key_env))
     elif base_url == main.base_url:
@@ -166,7 +175,7 @@ def auxiliary_settings(config: Config) -> ModelSettings:
         context_length=main.context_length if base_url == main.base_url and not aux.model else 0,
         request_timeout=timeout,
         stale_timeout=min(main.stale_timeout, timeout),
-        provider=main.provider if base_url == main.base_url else "",
+        provider=provider if own_provider else main.provider if base_url == main.base_url else "",
     )
 
 

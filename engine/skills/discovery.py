@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.skills import frontmatter as fm
+from engine.skills.needs import SkillNeeds, needs_from
 from engine.storage.atomic import WriteError, atomic_write_text
 
 SKILL_FILE = "SKILL.md"
@@ -45,7 +46,7 @@ IGNORED_DIRS = frozenset(
 NOT_SKILL_ROOTS = IGNORED_DIRS | frozenset(SUPPORT_DIRS)
 PLATFORMS = {"macos": "darwin", "darwin": "darwin", "linux": "linux", "windows": "win32", "win32": "win32"}
 HEAD_BYTES = 256 * 1024  # a frontmatter never needs more; huge bodies are not read for the index
-CACHE_VERSION = 3  # bump when parsing changes what a record holds
+CACHE_VERSION = 4  # bump when parsing changes what a record holds
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,9 @@ class Skill:
     mtime_ns: int = 0
     size: int = 0
     not_utf8: str = ""  # where SKILL.md stops being UTF-8 text ("line 3"); empty when it is text
+    needs: SkillNeeds = field(
+        default_factory=SkillNeeds
+    )  # environment variables and config settings it declares
 
     @property
     def skill_md(self) -> Path:
@@ -351,6 +355,7 @@ def parse_skill_file(path: Path, folder_name: str) -> dict[str, Any]:
         "platforms": _str_list(meta.get("platforms")),
         "warnings": warnings,
         "not_utf8": not_utf8,
+        "needs": needs_from(meta).as_record(),
     }
 
 
@@ -457,4 +462,5 @@ def _skill_from(record: dict[str, Any], item: _Found) -> Skill:
         mtime_ns=item.stamp[0],
         size=item.stamp[1],
         not_utf8=str(record.get("not_utf8", "")),
+        needs=SkillNeeds.from_record(record.get("needs")),
     )

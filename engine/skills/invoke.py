@@ -61,9 +61,8 @@ def invocation_message(loaded: dict[str, Any], instruction: str) -> str:
         f"[Skill directory: {loaded['skill_dir']}]",
         DIRECTORY_NOTE,
     ]
-    missing = loaded.get("missing_required_environment_variables") or []
-    if missing:
-        parts += ["", f"[Skill setup note: these environment variables are not set: {', '.join(missing)}]"]
+    if loaded.get("settings_note"):
+        parts += ["", str(loaded["settings_note"])]
     files = [path for group in (loaded.get("linked_files") or {}).values() for path in group]
     if files:
         parts += ["", "[This skill has supporting files (paths relative to the skill directory above):]"]

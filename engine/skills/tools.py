@@ -167,7 +167,7 @@ class SkillTools:
         result = view_skill(
             skill,
             max_chars,
-            self.config.secret,
+            self.config,
             bool(self.config.skills.template_vars),
             self.session_id,
         )

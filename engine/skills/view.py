@@ -8,9 +8,11 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from engine.config import Config, defaults
 from engine.skills import frontmatter as fm
 from engine.skills.discovery import IGNORED_DIRS, SKILL_FILE, SUPPORT_DIRS, Catalog, Skill
 from engine.skills.guard import special_kind
+from engine.skills.needs import CONFIG_PREFIX, SkillNeeds, needs_from, readiness, settings_note
 from engine.skills.paths import PathRefused, is_inside, resolve_inside, skill_name_error
 from engine.text import tokens
 
@@ -66,21 +68,6 @@ def linked_files(skill_dir: Path) -> dict[str, list[str]]:
     return groups
 
 
-def _required_env(meta: dict[str, Any]) -> list[str]:
-    names: list[str] = []
-    spec = meta.get("required_environment_variables")
-    items = spec if isinstance(spec, list) else [spec] if spec else []
-    prereq = meta.get("prerequisites")
-    if isinstance(prereq, dict) and isinstance(prereq.get("env_vars"), list):
-        items += prereq["env_vars"]
-    for item in items:
-        if isinstance(item, str):
-            names.append(item.strip())
-        elif isinstance(item, dict) and isinstance(item.get("name"), str) and not item.get("optional"):
-            names.append(item["name"].strip())
-    return [n for n in dict.fromkeys(names) if n]
-
-
 def read_text_capped(path: Path, max_chars: int) -> tuple[str, bool, int]:
     """(text, truncated, size) of a UTF-8 text file, replacing bad bytes; raises OSError."""
     size = path.stat().st_size
@@ -94,11 +81,12 @@ def read_text_capped(path: Path, max_chars: int) -> tuple[str, bool, int]:
 def view_skill(
     skill: Skill,
     max_chars: int,
-    secret: Any = None,
+    config: Config | None = None,
     template_vars: bool = True,
     session_id: str = "",
 ) -> dict[str, Any]:
-    """Tier 2: the whole SKILL.md (template variables filled in) and the list of its other files."""
+    """Tier 2: the whole SKILL.md (template variables filled in), the list of its other files, and
+    where its declared settings stand (secrets by name, config values by value)."""
     if not is_inside(skill.skill_dir, skill.skill_md):
         return error(f"{skill.skill_md} is a symlink out of its skill's folder; it is not read.")
     try:
@@ -119,9 +107,6 @@ def view_skill(
     if truncated:
         text += f"\n\n[...truncated: showing {max_chars:,} of {size:,} bytes of SKILL.md]"
     links = linked_files(skill.skill_dir)
-    required = _required_env(meta)
-    lookup = secret or (lambda n: os.environ.get(n, ""))
-    missing = [n for n in required if not lookup(n)]
     result: dict[str, Any] = {
         "success": True,
         "name": skill.name,
@@ -141,13 +126,30 @@ def view_skill(
         result["usage_hint"] = (
             f"Open a linked file with skill_view(name='{skill.name}', file_path='{first}')."
         )
-    if required:
-        result["required_environment_variables"] = required
-        result["missing_required_environment_variables"] = missing
-        result["setup_needed"] = bool(missing)
+    result.update(_settings(needs_from(meta), config or defaults()))
     if warnings:
         result["warnings"] = warnings
     return result
+
+
+def _settings(needs: SkillNeeds, config: Config) -> dict[str, Any]:
+    """The fields of a Tier 2 result about the skill's declared settings (none when it declares none)."""
+    if not needs:
+        return {}
+    ready = readiness(needs, config.secret, config.raw)
+    fields: dict[str, Any] = {}
+    if needs.env:
+        fields["required_environment_variables"] = [need.name for need in needs.env]
+        fields["missing_required_environment_variables"] = list(ready.missing_env)
+    if needs.config:
+        fields["skill_config"] = ready.config_values
+        fields["missing_config"] = [f"{CONFIG_PREFIX}.{key}" for key in ready.missing_config]
+    if needs.env or needs.config:
+        fields["setup_needed"] = not ready.ready
+        fields["settings_note"] = settings_note(needs, ready, config.path or Path("config.yaml"))
+    if needs.compatibility:
+        fields["compatibility"] = needs.compatibility
+    return fields
 
 
 def view_file(skill: Skill, file_path: object, max_chars: int) -> dict[str, Any]:

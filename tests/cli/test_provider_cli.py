@@ -155,7 +155,7 @@ def test_memory_provider_names(hermes_home: Path, value: str, expected: str) -> 
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        ("mem0", "not a known provider; use one of: honcho"),
+        ("mem0", "not a known provider; use one of: holographic, honcho"),
         ("honcho,mem0", "only one external provider can be active"),
     ],
 )

@@ -137,8 +137,8 @@ def test_an_unsaved_edit_made_in_editor_makes_ctrl_q_ask_and_save_keeps_it(tmp_p
         hws.wait_for("esc back")
         hws.wait_for("SOUL.md", timeout=WAIT_S)
         hws.send_keys("C-g")
-        screen = hws.wait_for("● modified", timeout=WAIT_S)
-        assert "Edited in sed; ctrl+s saves it." in screen
+        screen = hws.wait_for("Edited in sed; ctrl+s saves it.", timeout=WAIT_S)
+        assert "● modified" in hws.wait_for("● modified", timeout=WAIT_S)
         hws.send_keys("Escape")
         hws.wait_until_gone("esc back")
         hws.send_keys("C-q")
@@ -170,3 +170,29 @@ def test_sigterm_with_an_unsaved_buffer_saves_nothing_and_logs_what_was_lost(tmp
     assert (home / "SOUL.md").read_text(encoding="utf-8") == soul_before
     errors = (home / "logs" / "errors.log").read_text(encoding="utf-8")
     assert "SIGTERM" in errors and "unsaved editor changes" in errors and "SOUL.md" in errors
+
+
+def test_the_draft_goes_to_editor_with_ctrl_g_or_alt_e_and_comes_back_edited(tmp_path: Path) -> None:
+    # $EDITOR fixes a typo in the file it is given, as a person would in vim.
+    home, session = start(tmp_path, width=120, height=36, EDITOR="sed -i -e 's/teh/the/g'")
+    with session as hws:
+        ready(hws)
+        hws.type("fix teh typo")
+        hws.wait_for("fix teh typo")
+        hws.send_keys("C-g")  # no paste chip in the draft: ctrl+g opens the draft itself
+        screen = hws.wait_for("fix the typo", timeout=WAIT_S)
+        assert input_line(screen).strip() == "fix the typo"
+        hws.send_keys("Enter")
+        hws.wait_for("Noted: fix the typo.", timeout=WAIT_S)
+        wait_idle(hws)
+
+        hws.type("teh end")
+        hws.wait_for("teh end")
+        hws.send_keys("M-e")
+        screen = hws.wait_for("the end", timeout=WAIT_S)
+        assert input_line(screen).strip() == "the end"
+        hws.send_keys("C-q")
+        hws.wait_for("[exited 0]", timeout=WAIT_S)
+    with sqlite3.connect(home / "state.db") as db:
+        said = [row[0] for row in db.execute("SELECT content FROM messages WHERE role = 'user' ORDER BY id")]
+    assert said == ["warm up", "fix the typo"]

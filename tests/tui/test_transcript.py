@@ -142,6 +142,28 @@ async def test_the_live_reply_is_one_markdown_fed_by_a_stream_never_rewritten(mo
         assert not transcript.query(LiveReply)
 
 
+async def test_the_live_reply_draws_one_block_per_step_and_freezes_all_the_text(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    appended: list[str] = []
+    original = Markdown.append
+
+    def recording_append(self, markdown: str):  # type: ignore[no-untyped-def]
+        appended.append(markdown)
+        return original(self, markdown)
+
+    monkeypatch.setattr(Markdown, "append", recording_append)
+    reply = REPLY * 12
+    agent = ScriptedAgent([[events.TextDelta(SESSION, reply), events.TurnFinished(SESSION, reply)]])
+    app = make_app(MODEL_CONFIG, agent=agent)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "go")
+        await settle(pilot, app)
+        transcript = app.main_screen.transcript
+        assert appended, "the reply was drawn live before it was frozen"
+        assert all(piece.rstrip("\n").count("\n\n") == 0 for piece in appended), appended
+        assert len("".join(appended)) < len(reply), "what was not drawn when the turn ended was dropped"
+        assert "".join(b.source for b in transcript.query(FrozenReply)) == reply
+
+
 async def test_reasoning_and_tool_blocks_expand_from_the_keyboard() -> None:
     agent = ScriptedAgent(
         [

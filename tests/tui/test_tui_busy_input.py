@@ -225,3 +225,27 @@ async def test_busy_input_steer_makes_enter_steer_the_running_turn(scripted: Any
         # The tool's boundary came after the steer: the model got it in the same turn.
         assert last_users(scripted) == ["wait for it", "a late thought"]
         assert not any("before a tool boundary" in n for n in notices(app))
+
+
+async def test_a_steer_while_your_own_shell_command_runs_says_no_agent_turn_runs_and_is_sent_after(
+    scripted: Any,
+) -> None:
+    """`/steer` during a `!CMD`: it was taken for a steer of a turn ("steer, at the next tool boundary"),
+    then said "The turn ended before a tool boundary" when no agent turn had run at all."""
+    app = make_scripted_app(scripted, CONFIG)
+    seen: list[Message] = []
+    async with app.run_test(size=(140, 40), message_hook=seen.append) as pilot:
+        await agent_started(pilot, app)
+        await say(pilot, app, "!while [ ! -e release ]; do sleep 0.05; done; echo released")
+        assert await pause_until(pilot, lambda: app.turn_running and bool(app.busy_input.shell_command))
+        await say(pilot, app, "/steer a thought")
+        said = "No agent turn is running (your `while [ ! -e release ]; do sleep 0.05; …` runs"
+        assert await pause_until(pilot, lambda: any(n.startswith(said) for n in notices(app))), notices(app)
+        assert any("queued and sent as a message when the command ends" in n for n in notices(app))
+        queued = app.main_screen.queued
+        assert queued.option_count == 1 and "steer" not in str(queued.get_option_at_index(0).prompt)
+        release(app)
+        await turn_done(pilot, app, seen, 1)
+        assert last_users(scripted) == ["a thought"]  # sent as its own message once the command ended
+        assert not any("before a tool boundary" in n for n in notices(app)), notices(app)
+        assert not any(isinstance(m, messages.TurnSteered) for m in seen)

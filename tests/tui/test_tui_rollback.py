@@ -94,3 +94,61 @@ async def test_rollback_lists_the_turns_checkpoint_shows_its_diff_and_restores_i
         assert not (app.workdir / "stray.txt").exists()
         said = [m.text for m in seen if isinstance(m, messages.Notice)]
         assert any("Restored" in t and taken[0].checkpoint_id in t for t in said), said
+
+
+def offers(app: Any) -> list[str]:
+    return [
+        b.text for b in app.main_screen.transcript.query(NoticeBlock) if "The rewound turns changed" in b.text
+    ]
+
+
+async def test_undo_offers_to_roll_back_the_files_the_rewound_turns_changed_and_never_does_unasked(
+    scripted: Any,
+) -> None:
+    app = make_scripted_app(scripted, config_yaml="agent:\n  yolo: true\n")
+    notes = app.workdir / "notes.txt"
+    notes.write_text("my own notes\n", encoding="utf-8")
+    seen: list[Message] = []
+    async with app.run_test(size=(140, 44), message_hook=seen.append) as pilot:
+        await agent_started(pilot, app)
+        main = app.main_screen
+
+        # A turn that changed no file: taken back with nothing to offer.
+        await say(pilot, app, "hello")
+        await turn_done(pilot, app, seen, 1)
+        await say(pilot, app, "/undo")
+        assert await pause_until(
+            pilot, lambda: any(isinstance(m, messages.ConversationRewound) for m in seen)
+        )
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert offers(app) == []
+        main.prompt.set_text("")
+
+        await say(pilot, app, "rewrite notes")
+        await turn_done(pilot, app, seen, 2)
+        taken = [m.event for m in seen if type(getattr(m, "event", None)).__name__ == "CheckpointTaken"]
+        assert len(taken) == 1
+        checkpoint = taken[0].checkpoint_id
+        mark = len(seen)
+        await say(pilot, app, "/undo 1")
+        assert await pause_until(pilot, lambda: len(offers(app)) == 1, rounds=600), [
+            type(m).__name__ for m in seen[mark:]
+        ]
+        [offer] = offers(app)
+        assert f"2 files in {app.workdir} differ from checkpoint {checkpoint}" in offer, offer
+        assert f"`/rollback {checkpoint}`" in offer
+        assert main.prompt.text == "rewrite notes"  # the message is back in the input, as ever
+        assert notes.read_text() == "the agent's notes\n"  # offered, not done
+        assert (app.workdir / "stray.txt").exists()
+
+        main.prompt.set_text("")
+        await say(pilot, app, f"/rollback {checkpoint}")
+        assert await pause_until(pilot, lambda: isinstance(app.screen, RollbackScreen), rounds=400)
+        screen = app.screen
+        assert await pause_until(pilot, lambda: "Press enter again" in shown(screen), rounds=600)
+        assert "-the agent's notes\n+my own notes" in shown(screen)
+        await pilot.press("enter")
+        assert await pause_until(pilot, lambda: not isinstance(app.screen, RollbackScreen), rounds=600)
+        assert notes.read_text() == "my own notes\n"
+        assert not (app.workdir / "stray.txt").exists()

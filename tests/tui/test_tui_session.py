@@ -250,7 +250,11 @@ async def test_model_switch_says_which_model_and_that_the_session_goes_on(script
         await app.workers.wait_for_complete()
         await pilot.pause()
         notices = [b.text for b in app.main_screen.transcript.query(NoticeBlock)]
-        assert f"Switching the model to other-model; session {session} goes on…" in notices, notices
+        expected = (
+            f"Switching the model to other-model; session {session} goes on; the prompt cache starts over "
+            "(the next call sends the whole prompt uncached)…"
+        )
+        assert expected in notices, notices
         assert app.main_screen.status.state.model == "other-model"
 
 

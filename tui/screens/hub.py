@@ -1,15 +1,16 @@
 """The skills hub screen (`/hub`, `hws skills browse`): search the taps, read a skill's text and files
 with its source, trust and the guard's verdict, and install it with one key.
 
-Fetching, scanning and installing run in thread workers (git and HTTP block); each posts its result,
-and the handlers draw it.
+The screen runs no work: it asks (SearchRequested, ViewRequested, InstallRequested bubble to the app,
+whose tui/hub_work.py runs each in a thread worker, since git and HTTP block) and draws the answers
+(Found, Viewed, Installed) in its handlers.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -34,6 +35,24 @@ class HubScreen(ModalScreen[str | None]):
         Binding("slash", "search", "search", id="hub_search", show=False),
         Binding("i", "install", "install the skill", id="hub_install"),
     ]
+
+    class SearchRequested(Message):
+        def __init__(self, screen: HubScreen, text: str) -> None:
+            super().__init__()
+            self.screen = screen
+            self.text = text
+
+    class ViewRequested(Message):
+        def __init__(self, screen: HubScreen, skill: HubSkill) -> None:
+            super().__init__()
+            self.screen = screen
+            self.skill = skill
+
+    class InstallRequested(Message):
+        def __init__(self, screen: HubScreen, skill: HubSkill) -> None:
+            super().__init__()
+            self.screen = screen
+            self.skill = skill
 
     class Found(Message):
         def __init__(self, result: SearchResult) -> None:
@@ -80,9 +99,8 @@ class HubScreen(ModalScreen[str | None]):
 
     # searching
 
-    @work(thread=True, exclusive=True, group="hub-search", exit_on_error=False)
     def search(self, text: str) -> None:
-        self.post_message(self.Found(self.hub.search(text)))
+        self.post_message(self.SearchRequested(self, text))
 
     @on(Input.Submitted, "#hub-search")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -130,16 +148,7 @@ class HubScreen(ModalScreen[str | None]):
         skill = self.highlighted
         if skill is not None:
             self.note(f"Fetching {skill.name} and running the guard…")
-            self.fetch_preview(skill)
-
-    @work(thread=True, exclusive=True, group="hub-view", exit_on_error=False)
-    def fetch_preview(self, skill: HubSkill) -> None:
-        from engine.skills.hub.model import SourceError
-
-        try:
-            self.post_message(self.Viewed(self.hub.preview(skill)))
-        except SourceError as exc:
-            self.post_message(self.Viewed(None, str(exc)))
+            self.post_message(self.ViewRequested(self, skill))
 
     @on(Viewed)
     def _viewed(self, message: Viewed) -> None:
@@ -168,20 +177,7 @@ class HubScreen(ModalScreen[str | None]):
         skill = self.highlighted
         if skill is not None:
             self.note(f"Installing {skill.name} (quarantine → guard → trust policy)…")
-            self.install(skill)
-
-    @work(thread=True, exclusive=True, group="hub-install", exit_on_error=False)
-    def install(self, skill: HubSkill) -> None:
-        from engine.skills.hub.hub import HubError
-        from engine.skills.hub.model import SourceError
-        from engine.skills.install import InstallError
-
-        try:
-            outcome = self.hub.install(skill)
-        except (SourceError, HubError, InstallError) as exc:
-            self.post_message(self.Installed(str(exc), False))
-            return
-        self.post_message(self.Installed(outcome.message, outcome.installed))
+            self.post_message(self.InstallRequested(self, skill))
 
     @on(Installed)
     def _installed(self, message: Installed) -> None:

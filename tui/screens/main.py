@@ -496,7 +496,9 @@ class MainScreen(Screen[None]):
         if message.reason == "model":  # the transcript was just cleared: this notice is the one that stays
             model = self.status.state.model or "another model"
             goes_on = f"; session {message.session_id} goes on" if message.session_id else ""
-            text = f"Switching the model to {model}{goes_on}…"
+            # Providers keep a prompt cache per model and endpoint: the next call pays for the whole prompt.
+            cache = "; the prompt cache starts over (the next call sends the whole prompt uncached)"
+            text = f"Switching the model to {model}{message.detail}{goes_on}{cache}…"
         else:
             words = {"new": "New conversation", "resume": "Resuming"}
             target = f" {message.session_id}" if message.session_id else ""
@@ -696,6 +698,20 @@ class MainScreen(Screen[None]):
             self._turn_note = event.text
         if event.reply_void and await self.transcript.void_reply():
             await self.transcript.add_notice(event.text, "warning", "↻")
+
+    @on(messages.ProviderSwitched)
+    async def _show_provider_switch(self, message: messages.ProviderSwitched) -> None:
+        """A fallback provider took over: the budget pane names it; the status bar and transcript say so."""
+        event = message.event
+        self.budget.provider_switched(event)
+        self.status.update_state(model=event.model)
+        at = f" at {event.provider}" if event.provider else ""
+        why = f" ({event.reason})" if event.reason else ""
+        said = (
+            f"{event.failed} failed{why}; this session goes on with {event.model}{at}, whose prompt cache "
+            "starts cold. `/model NAME --provider P` switches back."
+        )
+        await self.transcript.add_notice(said, "warning", "⇄")
 
     @on(messages.GuardedSettingsChanged)
     async def _warn_guarded_settings(self, message: messages.GuardedSettingsChanged) -> None:

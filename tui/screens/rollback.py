@@ -40,13 +40,14 @@ class RollbackScreen(ModalScreen[str | None]):
         Binding("escape", "close", "back", id="rollback_close", tooltip="Close without restoring"),
     ]
 
-    def __init__(self, home: Home, config: Config, folder: Path) -> None:
+    def __init__(self, home: Home, config: Config, folder: Path, *, chosen: str = "") -> None:
         super().__init__()
         from engine.checkpoints.store import CheckpointStore
 
         self.store: CheckpointStore = CheckpointStore(home, config, folder)
         self.listed: list[Checkpoint] = []
         self.chosen: Checkpoint | None = None  # shown with its diff: enter on it again restores it
+        self.asked_for = chosen.strip()  # `/rollback ID`: that checkpoint is highlighted with its diff
         self.busy = False
 
     def compose(self) -> ComposeResult:
@@ -98,8 +99,20 @@ class RollbackScreen(ModalScreen[str | None]):
             self._say(
                 "No checkpoints of this folder yet: one is taken before the agent's first change of a turn."
             )
+            return
+        asked = next(
+            (i for i, c in enumerate(self.listed) if self.asked_for and c.id.startswith(self.asked_for)), None
+        )
+        options.highlighted = asked or 0
+        if asked is not None:  # its diff at once: enter restores it, esc leaves the files as they are
+            self.chosen = self.listed[asked]
+            self._say(f"Comparing {self.chosen.id} with the folder…")
+            self._show_diff(self.chosen)
+        elif self.asked_for:
+            self._say(
+                f"No checkpoint {self.asked_for} of this folder; choose one (newest first) and press enter."
+            )
         else:
-            options.highlighted = 0
             self._say("Choose a checkpoint (newest first) and press enter to see what restoring it changes.")
 
     def _say(self, text: str) -> None:

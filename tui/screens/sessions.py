@@ -13,7 +13,6 @@ the same place, as Harlequin's and lazygit's lists do; the rows are then read ag
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar
 
@@ -29,6 +28,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui import messages
+from tui.read_history import SessionsListState
 from tui.screens.closing import dismiss_once
 from widgets.pane import PaneHeader
 
@@ -49,17 +49,6 @@ def marked(snippet: str) -> Content:
         parts += [before, (hit, "bold $accent")]
     parts.append(rest)
     return Content.assemble(*parts)
-
-
-@dataclass
-class SessionsListState:
-    """Where the sessions list was left: kept by the app while the screen is closed."""
-
-    query: str = ""
-    rows: list[SessionRow] = field(default_factory=list)
-    highlighted: str = ""  # the root id of the highlighted conversation
-    scroll_y: float = 0.0
-    in_list: bool = False  # the list had the focus (else the search box)
 
 
 def row_key(row: SessionRow) -> str:

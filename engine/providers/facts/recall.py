@@ -2,9 +2,11 @@
 
 A session's first turn has no prefetch ready, and the model should not wait for a ranked search.
 This answers from the entity links alone: the facts linked to the rarest entity the message names,
-those also linked to its other names first, then by trust and recency. It reads on its own read-only
-connection (WAL lets it read while the store writes), and SQLite interrupts it when `budget_s` runs
-out, so it never costs a turn more than its budget.
+those also linked to its other names first, then by trust and recency. Its work does not grow with
+the store: it reads at most `_RECENT` links per entity (the newest: facts added or edited last) from
+the entity index, and at most `_RANKED` fact rows (each row, with its vector, is a page or more
+of the file). It reads on its own read-only connection (WAL lets it read while the store writes),
+and SQLite interrupts it when `budget_s` runs out, so it never costs a turn more than its budget.
 """
 
 from __future__ import annotations
@@ -21,8 +23,15 @@ _PROGRESS_STEPS = 500  # SQLite virtual-machine steps between two deadline check
 _ENTITY_IDS = (
     "SELECT entity_id FROM entities WHERE name LIKE ? OR ',' || aliases || ',' LIKE '%,' || ? || ',%'"
 )
-_LINK_CAP = 2000  # links counted per entity to find the rarest; past this, all are "common"
-_LINKS = f"SELECT COUNT(*) FROM (SELECT 1 FROM fact_entities WHERE entity_id = ? LIMIT {_LINK_CAP})"
+_RECENT = 256  # links read per entity: to find the rarest, and the rarest's newest facts
+_RANKED = 64  # facts read (rows) to order the candidates by trust and recency
+_LINKS = f"SELECT COUNT(*) FROM (SELECT 1 FROM fact_entities WHERE entity_id = ? LIMIT {_RECENT})"
+# The rarest entity's newest links, those also linked to more of the other names first (index only).
+_CANDIDATES = (
+    "SELECT c.fact_id, (SELECT COUNT(*) FROM fact_entities x WHERE x.fact_id = c.fact_id "
+    "AND x.entity_id IN ({marks})) AS hits FROM (SELECT fact_id FROM fact_entities WHERE entity_id = ? "
+    f"ORDER BY rowid DESC LIMIT {_RECENT}) c ORDER BY hits DESC, c.fact_id DESC LIMIT {_RANKED}"
+)
 
 
 class QuickRecall:
@@ -68,18 +77,26 @@ class QuickRecall:
         by_links = sorted(ids, key=lambda entity: int(conn.execute(_LINKS, (entity,)).fetchone()[0]))
         rarest, others = by_links[0], by_links[1:]
         marks = ",".join("?" * len(others)) or "NULL"
+        candidates = conn.execute(_CANDIDATES.format(marks=marks), (*others, rarest))
+        hits = {int(r[0]): int(r[1]) for r in candidates}
+        if not hits:
+            return []
         rows = conn.execute(
-            "SELECT f.fact_id, f.content, f.category, f.trust_score, "
-            f"(SELECT COUNT(*) FROM fact_entities x WHERE x.fact_id = f.fact_id AND x.entity_id IN ({marks}))"
-            " AS hits FROM fact_entities fe JOIN facts f ON f.fact_id = fe.fact_id "
-            "WHERE fe.entity_id = ? AND f.trust_score >= ? "
-            "ORDER BY hits DESC, f.trust_score DESC, f.updated_at DESC LIMIT ?",
-            (*others, rarest, self.min_trust, limit),
+            "SELECT fact_id, content, category, trust_score, updated_at FROM facts "
+            f"WHERE fact_id IN ({','.join('?' * len(hits))}) AND trust_score >= ?",
+            (*hits, self.min_trust),
         ).fetchall()
-        return [dict(r) for r in rows]
+        found = [{**dict(r), "hits": hits[int(r["fact_id"])]} for r in rows]
+        found.sort(key=_rank, reverse=True)
+        return found[:limit]
 
     def close(self) -> None:
         with self._lock:
             conn, self._conn = self._conn, None
         if conn is not None:
             conn.close()
+
+
+def _rank(fact: dict[str, Any]) -> tuple[int, float, str, int]:
+    """More of the names first, then trust, then the latest change (then the newest fact)."""
+    return int(fact["hits"]), float(fact["trust_score"]), str(fact["updated_at"] or ""), int(fact["fact_id"])
