@@ -620,6 +620,7 @@ SCHEMA: dict[str, dict[str, Setting]] = {
             1000,
         ),
         "identity_facts": S(20, "User-preference facts the identity view lists beside USER.md.", 0, 200),
+        "search_results": S(50, "Facts `/facts` lists for one search in the workstation.", 1, 1000),
         "contradict_scan": S(500, "Most recently updated facts `contradict` compares pairwise.", 2, 5000),
     },
     "external_memory": {

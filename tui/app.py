@@ -268,6 +268,7 @@ class HwsApp(App[int], inherit_bindings=False):
         self.theme = wanted
 
     def get_default_screen(self) -> Screen[Any]:
+        from engine.providers.registry import fact_store_active
         from tui.screens.main import MainScreen, MainScreenSettings
 
         tui = self.tui
@@ -291,6 +292,7 @@ class HwsApp(App[int], inherit_bindings=False):
             shell_output_lines=tui.shell_output_lines,
             history_size=tui.history_size,
             memory_pane_entries=tui.memory_pane_entries,
+            facts=fact_store_active(self.config),
             context_window=window,
             paste_limits=PasteLimits(
                 int(self.config.display.paste_chip_lines), int(self.config.display.paste_chip_chars)
@@ -448,6 +450,7 @@ class HwsApp(App[int], inherit_bindings=False):
 
         from tui.screens.conflict import ConflictScreen
         from tui.screens.editor import EditorScreen
+        from tui.screens.facts import FactsScreen
         from tui.screens.identity import IdentityScreen
         from tui.screens.keys import KeysScreen
         from tui.screens.main import MainScreen
@@ -480,6 +483,7 @@ class HwsApp(App[int], inherit_bindings=False):
             "unsaved edits": UnsavedScreen,
             "too large": OversizedScreen,
             "identity view": IdentityScreen,
+            "facts": FactsScreen,
         }
 
     def _apply_keymap(self) -> None:

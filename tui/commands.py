@@ -42,6 +42,11 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
         "show the skills pane; pending writes: list, approve, reject or diff",
         args="[pending|approve ID|reject ID|diff ID]",
     ),
+    SlashCommand(
+        "facts",
+        "search the local fact store (no text: the most trusted facts); delete removes one",
+        args="[text]",
+    ),
     SlashCommand("sessions", "browse and search past sessions"),
     SlashCommand("title", "name this session (no name: say its title)", args="[name]"),
     SlashCommand("mcp", "the MCP servers: state, tools, schema tokens; turn one on or off"),
@@ -124,11 +129,13 @@ class SlashCommands:
     """What each slash command does, on the app it is given."""
 
     def __init__(self, app: HwsApp) -> None:
+        from tui.fact_commands import FactCommands
         from tui.hub_work import HubWork
         from tui.mcp_commands import McpCommands
 
         self.app = app
         self.mcp = McpCommands(app)
+        self.facts = FactCommands(app)
         self.hub = HubWork(app)
 
     async def run_slash_command(self, name: str, argument: str) -> None:
@@ -141,6 +148,8 @@ class SlashCommands:
             main.action_show_pane(name)
             if argument:
                 self.pending_command(name, argument)
+        elif name == "facts":
+            self.facts.open_screen(argument)
         elif name == "sessions":
             self.app.action_sessions()
         elif name == "edit":

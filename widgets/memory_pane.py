@@ -5,8 +5,10 @@ snapshot (what the model sees in this session) and the file on disk (what the ne
 see): `+` only on disk, `-` only in the snapshot. The journal lists every write, newest first, with
 who made it; ctrl+z undoes the highlighted one and enter shows its diff. With `memory.write_approval`
 on, the agent's writes wait above the files with their diff until ctrl+a approves or ctrl+x rejects
-one. The pane only shows data: the app reads the files, the journal and the pending writes in a
-worker (`reload_from_disk()` asks it to) and does undo, approval and rejection.
+one. While the local fact store is the memory provider, a "Facts" section below the files lists the
+facts written this session and those recalled into the turn, with their trust. The pane only shows
+data: the app reads the files, the journal and the pending writes in a worker (`reload_from_disk()`
+asks it to) and does undo, approval and rejection.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.widgets.option_list import Option
 
+from widgets.facts_section import FactsSection
 from widgets.gauge import LEVEL_STYLE, GaugeLevels, gauge
 from widgets.pane import Pane, PaneLog
 from widgets.pending_list import PendingList, PendingRow
@@ -195,10 +198,15 @@ class MemoryPane(Pane):
             self.entry_id = entry_id
 
     def __init__(
-        self, levels: GaugeLevels | None = None, id: str | None = None, max_entries: int = 200
+        self,
+        levels: GaugeLevels | None = None,
+        id: str | None = None,
+        max_entries: int = 200,
+        facts: bool = False,
     ) -> None:
         super().__init__(id=id)
         self.levels = levels or GaugeLevels()
+        self.shows_facts = facts  # the local fact store is the memory provider: its section is shown
         # One line per entry: a file pasted far past its limit (200,000 entries) mounted as many
         # widgets took gigabytes and froze the app.
         self.max_entries = max_entries
@@ -210,12 +218,20 @@ class MemoryPane(Pane):
     def compose_body(self) -> ComposeResult:
         yield PendingList("memory", PENDING_KEYS, id="memory-pending", classes="pane-body")
         yield MemoryFiles(id="memory-files", classes="pane-body")
+        if self.shows_facts:
+            yield FactsSection(id="memory-facts", classes="pane-body")
         yield Static("Journal · enter: diff · ctrl+z: undo", id="memory-journal-title", classes="pane-body")
         yield PaneLog(max_entries=10_000, newest_first=True, id="memory-journal", classes="pane-body")
 
     @property
     def journal(self) -> PaneLog:
         return self.query_one("#memory-journal", PaneLog)
+
+    @property
+    def facts(self) -> FactsSection | None:
+        """The "Facts" section, when the fact store is the provider."""
+        found = self.query(FactsSection)
+        return found.first() if found else None
 
     @property
     def pending(self) -> PendingList:

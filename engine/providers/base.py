@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from engine.events import Event
 
 ROLES_MIRRORED = ("user", "assistant")
 
@@ -50,6 +53,7 @@ class PrefetchResult:
     ai_representation: str = ""
     user_card: tuple[str, ...] = ()
     ai_card: tuple[str, ...] = ()
+    user_source: str = ""  # what the user column is, when it is not a peer ("facts about the user")
     dialectic_question: str = ""
     dialectic_answer: str = ""
     fetched_at: float = field(default_factory=time.time)
@@ -79,6 +83,7 @@ class ObservedIdentity:
     ai_representation: str
     user_card: tuple[str, ...] = ()
     ai_card: tuple[str, ...] = ()
+    user_source: str = ""  # what the user column is, when it is not a peer ("facts about the user")
 
 
 @dataclass(frozen=True)
@@ -124,8 +129,9 @@ class MemoryProvider(Protocol):
         """Answer a natural-language question about the user from what the provider observed."""
         ...
 
-    def on_memory_write(self, action: str, target: str, content: str) -> None:
-        """The built-in memory tool wrote `content` to MEMORY.md (target memory) or USER.md (user)."""
+    def on_memory_write(self, action: str, target: str, content: str) -> Event | None:
+        """The built-in memory tool wrote `content` to MEMORY.md (target memory) or USER.md (user); the
+        event says what the provider made of it, if anything (the host emits it)."""
         ...
 
     def observed_identity(self) -> ObservedIdentity:

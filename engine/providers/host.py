@@ -208,7 +208,20 @@ class ProviderHost:
         """The memory tool changed MEMORY.md or USER.md: tell the provider in the background."""
         if not content.strip():
             return False
-        return self._submit(("call", lambda p: p.on_memory_write(action, target, content), _ignored()))
+
+        def tell(provider: MemoryProvider) -> None:
+            self._told(provider.on_memory_write(action, target, content))
+
+        return self._submit(("call", tell, _ignored()))
+
+    def _told(self, event: Event | None) -> None:
+        """Emit what the provider made of a memory write (a fact store's new fact), as this session's."""
+        if event is None or self._emit is None:
+            return
+        try:
+            self._emit(replace(event, session_id=self._session_id))
+        except Exception:  # a broken sink must not take the provider thread down
+            pass
 
     def after_turn(self, last_user: str) -> None:
         """The turn ended: fetch the next turn's context in the background."""

@@ -204,15 +204,17 @@ def build_view(
             stated_claims(soul), observed_claims(ai_text, observed.ai_card if observed else ()), threshold
         ),
     )
+    user_card = observed.user_card if observed else ()
+    user_source = observed.user_source if observed else ""
     user = IdentityPair(
         title="Who the user is: the profile, and what was observed",
         file_label="USER.md",
         file_text=user_md,
-        peer_label=f"user peer {user_peer!r}",
-        peer_text=user_text,
+        peer_label=user_source or f"user peer {user_peer!r}",
+        peer_text=user_text or ("\n".join(f"- {line}" for line in user_card) if user_source else ""),
         drift=compare(
             user_file_claims(user_md),
-            observed_claims(user_text, observed.user_card if observed else ()),
+            observed_claims(user_text, user_card),
             threshold,
         ),
     )

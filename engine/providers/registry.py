@@ -45,6 +45,14 @@ def provider_names() -> list[str]:
     return sorted(PROVIDERS)
 
 
+def fact_store_active(config: Config) -> bool:
+    """`memory.provider` names the local fact store (a provider setting that cannot work offers nothing)."""
+    try:
+        return active_provider_name(config) == "holographic"
+    except ProviderConfigError:
+        return False
+
+
 def active_provider_name(config: Config) -> str:
     """The provider `memory.provider` names, normalised; "" when none is active."""
     raw = config.memory.provider

@@ -10,16 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from engine.events import FactWritten
 from engine.providers.facts import tools as fact_tools
+from engine.providers.facts.shown import call_with_event
 from engine.tools.context import ToolContext
 from engine.tools.preview import one_line, quoted
 from engine.tools.registry import Tool, ToolResult
-
-if TYPE_CHECKING:
-    from engine.providers.facts.store import FactStore
 
 FACT_TOOLSET = "facts"
 _NOT_OPEN = "The fact store is not open in this session; set `memory.provider: holographic` to use it."
@@ -56,37 +53,12 @@ def _summary(tool: str, args: dict[str, Any], result: dict[str, Any]) -> str:
     return "ok"
 
 
-_WRITES = frozenset({"add", "update", "remove", "feedback"})
-
-
-def _call(store: FactStore, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], FactWritten | None]:
-    """Run the call; for a write, also the fact as it now stands (a removed one, as it stood)."""
-    action = "feedback" if tool == "fact_feedback" else str(args.get("action") or "")
-    raw_id = args.get("fact_id")
-    before = store.get(raw_id) if action == "remove" and isinstance(raw_id, int) else None
-    result = fact_tools.call(store, tool, args)
-    if action not in _WRITES or "error" in result or result.get("removed") is False:
-        return result, None
-    fact = before if action == "remove" else store.get(int(result.get("fact_id") or raw_id or 0))
-    if fact is None:
-        return result, None
-    written = FactWritten(
-        "",
-        int(fact["fact_id"]),
-        action,
-        str(fact["content"]),
-        float(fact["trust_score"]),
-        str(fact["category"]),
-    )
-    return result, written
-
-
 def _handler(tool: str) -> Any:
     async def handle(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         store = ctx.resources.get("facts")
         if store is None:
             return ToolResult({"error": _NOT_OPEN}, ok=False, summary=f"error: {_NOT_OPEN}")
-        result, written = await asyncio.to_thread(_call, store, tool, args)
+        result, written = await asyncio.to_thread(call_with_event, store, tool, args)
         if written is not None:
             await ctx.send(replace(written, session_id=ctx.session_id))
         return ToolResult(result, ok="error" not in result, summary=_summary(tool, args, result))

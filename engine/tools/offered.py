@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.providers.registry import fact_store_active
 from engine.tools import clarify, delegate, web_fetch, web_search
 from engine.tools.registry import Tool
 
 if TYPE_CHECKING:
     from engine.config import Config
+
+__all__ = ["configured_tools", "fact_store_active"]
 
 
 def configured_tools(config: Config) -> tuple[Tool, ...]:
@@ -27,14 +30,3 @@ def configured_tools(config: Config) -> tuple[Tool, ...]:
 
         tools.extend(fact_tools.TOOLS)
     return tuple(tools)
-
-
-def fact_store_active(config: Config) -> bool:
-    """`memory.provider` names the local fact store (a provider setting that cannot work offers nothing)."""
-    from engine.providers.base import ProviderConfigError
-    from engine.providers.registry import active_provider_name
-
-    try:
-        return active_provider_name(config) == "holographic"
-    except ProviderConfigError:
-        return False

@@ -163,7 +163,10 @@ def test_a_memory_add_becomes_a_fact_and_the_next_session_is_told(home: Path) ->
     remember = calls_scenario(
         [("memory", {"action": "add", "target": "user", "content": "The user's editor is Helix Editor"})]
     )
-    run(home, remember)
+    written = [e for e in run(home, remember) if e["type"] == "fact_written"]
+    assert [(e["fact_id"], e["action"], e["category"], e["trust"]) for e in written] == [
+        (1, "add", "user_pref", 0.5)
+    ]  # the provider's own write is an event too, so a UI never reads the store to learn of it
     stored = list(facts(home).values())
     assert [(r["content"], r["category"]) for r in stored] == [
         ("The user's editor is Helix Editor", "user_pref")

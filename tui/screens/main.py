@@ -28,6 +28,7 @@ from tui import messages
 from tui.process_feed import ProcessFeed
 from widgets.budget_pane import BudgetPane, BudgetView
 from widgets.compression_pane import CompressionPane
+from widgets.facts_section import FactLine
 from widgets.gauge import GaugeLevels
 from widgets.input_blocks import ShellBlock, SteerBlock
 from widgets.memory_pane import MemoryPane
@@ -62,6 +63,7 @@ class MainScreenSettings:
     shell_output_lines: int = 20  # of a `!CMD`'s output, before a click shows it all
     history_size: int = 500
     memory_pane_entries: int = 200
+    facts: bool = False  # the local fact store is the memory provider: the memory pane lists facts
     context_window: int = 128_000
     paste_limits: PasteLimits = field(default_factory=PasteLimits)
     levels: GaugeLevels = field(default_factory=GaugeLevels)
@@ -187,7 +189,7 @@ class MainScreen(Screen[None]):
             with Vertical(id="side"):
                 # Born with the class `watch_shown` would give them, so mounting restyles nothing.
                 for pane in (
-                    MemoryPane(s.levels, id="memory", max_entries=s.memory_pane_entries),
+                    MemoryPane(s.levels, id="memory", max_entries=s.memory_pane_entries, facts=s.facts),
                     BudgetPane(s.context_window, s.levels, id="budget"),
                     SkillsPane(id="skills"),
                     CompressionPane(id="compression", clock=self.wall_clock),
@@ -485,6 +487,8 @@ class MainScreen(Screen[None]):
             self.compression.reset()
             self.budget.reset_usage()
             self.status.update_state(compressions=0, cost_usd=None)
+            if self.memory.facts is not None:
+                self.memory.facts.reset()
         self.skills.reset_session()
         self.status.update_state(working=False, note="", guarded="", overfull=False)
         self.budget.set_overfull(False)
@@ -536,6 +540,8 @@ class MainScreen(Screen[None]):
         self.status.update_state(working=True)
         self._use_session(message.event.session_id)
         self._mark_stale(message)
+        if self.memory.facts is not None:
+            self.memory.facts.turn_started()
 
     @on(messages.TextDelta)
     async def _append_reply(self, message: messages.TextDelta) -> None:
@@ -597,6 +603,23 @@ class MainScreen(Screen[None]):
         await self.transcript.add_notice(
             f"memory {event.action} ({event.target}){who}: {event.message}", icon="✎"
         )
+
+    @on(messages.FactWritten)
+    def _note_fact_write(self, message: messages.FactWritten) -> None:
+        section = self.memory.facts
+        if section is not None:
+            event = message.event
+            section.fact_written(
+                FactLine(event.fact_id, event.content, event.trust, event.category, event.action)
+            )
+
+    @on(messages.FactsRecalled)
+    def _note_facts_recalled(self, message: messages.FactsRecalled) -> None:
+        section = self.memory.facts
+        if section is not None:
+            section.facts_recalled(
+                FactLine(f.fact_id, f.content, f.trust, f.category) for f in message.event.facts
+            )
 
     @on(messages.SkillChanged)
     async def _note_skill_change(self, message: messages.SkillChanged) -> None:

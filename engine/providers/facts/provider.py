@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from engine.events import FactWritten
 from engine.providers.base import (
     MirroredMessage,
     ObservedIdentity,
@@ -22,13 +23,15 @@ from engine.providers.base import (
 from engine.providers.facts import hrr, shared
 from engine.providers.facts.recall import QuickRecall
 from engine.providers.facts.schema import FactStoreError
+from engine.providers.facts.shown import fact_written
 from engine.providers.facts.store import FactStore
 
 if TYPE_CHECKING:
     from engine.config import Config
     from engine.home import Home
 
-MEMORY_CATEGORIES = {"user": "user_pref", "memory": "general"}  # Hermes' mapping of memory targets
+USER_CATEGORY = "user_pref"  # Hermes' category of what is known about the user
+MEMORY_CATEGORIES = {"user": USER_CATEGORY, "memory": "general"}  # Hermes' mapping of memory targets
 
 
 class FactsProvider:
@@ -102,23 +105,27 @@ class FactsProvider:
         found = self.store.search(question, limit=self.prefetch_limit)
         return "\n".join(f"- [{f['trust_score']:.2f}] {f['content']}" for f in found)
 
-    def on_memory_write(self, action: str, target: str, content: str) -> None:
-        """A memory `add` is also kept as a fact (USER.md's as a user preference), as Hermes does."""
+    def on_memory_write(self, action: str, target: str, content: str) -> FactWritten | None:
+        """A memory `add` is also kept as a fact (USER.md's as a user preference), as Hermes does; the
+        event is the new fact (None when nothing was added, or the same fact was there already)."""
         if action != "add" or not content.strip():
-            return
+            return None
         try:
-            self.store.add(content, MEMORY_CATEGORIES.get(target, "general"))
+            fact_id, added = self.store.add(content, MEMORY_CATEGORIES.get(target, "general"))
+            fact = self.store.get(fact_id) if added else None
         except FactStoreError as exc:
             raise ProviderError(f"Recording the memory entry as a fact failed: {exc}") from exc
+        return fact_written(fact, "add") if fact is not None else None
 
     def observed_identity(self) -> ObservedIdentity:
-        about_user = self.store.list("user_pref", self.store.settings.min_trust, self.user_facts)
+        about_user = self.store.list(USER_CATEGORY, self.store.settings.min_trust, self.user_facts)
         return ObservedIdentity(
             user_peer="user",
             ai_peer="agent",
             user_representation="",
             ai_representation="",
-            user_card=tuple(str(f["content"]) for f in about_user),
+            user_card=tuple(f"{f['content']} (trust {float(f['trust_score']):.2f})" for f in about_user),
+            user_source=f"the fact store's {USER_CATEGORY} facts",
         )
 
     def probe(self) -> ProbeResult:
