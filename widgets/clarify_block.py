@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.content import Content
 from textual.events import Key
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Input, Static
+
+from widgets.question_block import QuestionBlock
 
 if TYPE_CHECKING:
     from engine import events
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 DECIDE = "let the model decide"
 
 
-class ClarifyBlock(Vertical):
+class ClarifyBlock(QuestionBlock):
     DEFAULT_CSS = """
     ClarifyBlock {
         height: auto;
@@ -61,11 +63,9 @@ class ClarifyBlock(Vertical):
             self.focus_before = focus_before
 
     def __init__(self, event: events.ClarifyNeeded, future: asyncio.Future[str]) -> None:
-        super().__init__()
+        super().__init__(future)
         self.event = event
-        self.future = future
         self.answer_given: str | None = None
-        self.focus_before: Widget | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -82,19 +82,8 @@ class ClarifyBlock(Vertical):
             "ctrl+o to answer, then ←/→ and enter, a digit, or type an answer", classes="clarify-hint"
         )
 
-    def on_mount(self) -> None:
-        self.future.add_done_callback(lambda _: self._settle())
-
-    def take_focus(self) -> None:
-        """Move the person to this question (their deliberate key), remembering where they were."""
-        focused = self.app.focused
-        if focused is None or self not in focused.ancestors_with_self:
-            self.focus_before = focused
-        # At once, not after the next refresh as `focus()` does: a digit typed right after ctrl+o answers.
-        self.app.set_focus(self.query_one(Button))
-
-    def check_consume_key(self, key: str, character: str | None) -> bool:
-        return character is not None and character.isprintable()  # no pane key acts around it
+    def first_stop(self) -> Widget:
+        return self.query_one(Button)
 
     def on_key(self, event: Key) -> None:
         box = self.query_one(Input)
@@ -123,21 +112,14 @@ class ClarifyBlock(Vertical):
             self.answer(self.event.choices[number - 1])
 
     def action_move(self, step: int) -> None:
-        stops: list[Widget] = [*self.query(Button), self.query_one(Input)]
-        focused = self.app.focused
-        index = stops.index(focused) if focused in stops else 0
-        stops[(index + step) % len(stops)].focus()
+        self.move_among([*self.query(Button), self.query_one(Input)], step)
 
     def answer(self, text: str) -> None:
         """Answer with `text` ("" lets the model decide)."""
-        if self.future.done():
-            return
-        self.future.set_result(text)
-        self.post_message(self.Answered(self.event.request_id, text, self.focus_before))
+        if self.resolve(text):
+            self.post_message(self.Answered(self.event.request_id, text, self.focus_before))
 
-    def _settle(self) -> None:
-        if not self.is_attached:
-            return
+    def settle(self) -> None:
         answer = "" if self.future.cancelled() else self.future.result()
         self.answer_given = answer
         self.add_class("-answered")

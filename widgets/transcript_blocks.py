@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.content import Content
 from textual.events import Click, Key
 from textual.geometry import Size
@@ -26,6 +26,7 @@ from engine.text.size import size_words
 from widgets.line_selection import paint_selection, selected_text
 from widgets.markdown_render import markdown_strips
 from widgets.paste_chips import PasteLimits
+from widgets.question_block import QuestionBlock
 
 if TYPE_CHECKING:
     from textual.selection import Selection
@@ -595,7 +596,7 @@ def diff_content(diff: str) -> Content:
     return Content.assemble(*parts)
 
 
-class ApprovalBlock(Vertical):
+class ApprovalBlock(QuestionBlock):
     """An inline question: may the agent run this? The answer resolves the engine's Future.
 
     It is safe to type next to: it never takes the focus (the person may be typing), so keys meant
@@ -641,11 +642,9 @@ class ApprovalBlock(Vertical):
             """Where the focus was when the person moved to the question: it goes back there."""
 
     def __init__(self, event: events.ApprovalNeeded, future: asyncio.Future[str]) -> None:
-        super().__init__()
+        super().__init__(future)
         self.event = event
-        self.future = future
         self.decision: str | None = None
-        self.focus_before: Widget | None = None
 
     @property
     def decisions(self) -> tuple[tuple[str, str], ...]:
@@ -681,20 +680,8 @@ class ApprovalBlock(Vertical):
         hint = "ctrl+o to answer, then ←/→ and enter, or a digit"
         yield Static(Content.assemble(scope, "\n" if scope else "", hint), classes="approval-hint")
 
-    def on_mount(self) -> None:
-        self.future.add_done_callback(lambda _: self._settle_if_needed())
-
-    def take_focus(self) -> None:
-        """Move the person to this question (their deliberate key), remembering where they were."""
-        focused = self.app.focused
-        if focused is None or self not in focused.ancestors_with_self:
-            self.focus_before = focused
-        # At once, not after the next refresh as `focus()` does: a digit typed right after ctrl+o answers.
-        self.app.set_focus(self.query_one(Button))
-
-    def check_consume_key(self, key: str, character: str | None) -> bool:
-        # Printable keys stop here while the question has the focus: no pane key acts around it.
-        return character is not None and character.isprintable()
+    def first_stop(self) -> Widget:
+        return self.query_one(Button)
 
     def on_key(self, event: Key) -> None:
         # Not stopped: the key goes on to the bindings, where only this question's own digits remain.
@@ -710,24 +697,15 @@ class ApprovalBlock(Vertical):
         self.answer(decision)
 
     def action_move(self, step: int) -> None:
-        buttons = list(self.query(Button))
-        if not buttons:
-            return
-        focused = self.app.focused
-        index = buttons.index(focused) if focused in buttons else 0
-        buttons[(index + step) % len(buttons)].focus()
+        self.move_among(list(self.query(Button)), step)
 
     def answer(self, decision: str) -> None:
-        if self.future.done():
-            return
         if decision == "session" and not self.event.allow_session:
             return
-        self.future.set_result(decision)
-        self.post_message(self.Answered(self.event.request_id, decision, self.focus_before))
+        if self.resolve(decision):
+            self.post_message(self.Answered(self.event.request_id, decision, self.focus_before))
 
-    def _settle_if_needed(self) -> None:
-        if not self.is_attached:
-            return
+    def settle(self) -> None:
         decision = "cancelled" if self.future.cancelled() else self.future.result()
         self.decision = decision
         labels = dict(DECISIONS)
