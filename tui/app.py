@@ -1010,53 +1010,10 @@ class HwsApp(App[int], inherit_bindings=False):
     # The palette.
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        yield from self.workstation_commands()
+        from tui.palette import workstation_commands
 
-    def workstation_commands(self) -> Iterable[SystemCommand]:
-        """Every workstation action, for the palette (slash commands included)."""
-        main = self.main_screen
-        entries: list[tuple[str, str, Callable[[], Any]]] = [
-            ("Focus the transcript", "f1", lambda: main.action_show_pane("transcript")),
-            ("Focus the memory pane", "f2", lambda: main.action_show_pane("memory")),
-            ("Focus the budget pane", "f3", lambda: main.action_show_pane("budget")),
-            ("Focus the skills pane", "f4", lambda: main.action_show_pane("skills")),
-            ("Focus the compression pane", "f5", lambda: main.action_show_pane("compression")),
-            ("Focus the input", "esc", main.action_focus_input),
-            ("Toggle the side panes", "ctrl+b", main.action_toggle_side),
-            ("Sessions", "ctrl+r · browse and search past sessions", self.action_sessions),
-            ("Edit files", "ctrl+e · SOUL.md, memory and skills side by side", self.open_editor),
-            ("Identity", "f6 · SOUL.md and USER.md beside what was observed", self.action_identity),
-            (
-                "Start a new session now",
-                "ctrl+n · reads SOUL.md, skills and memory again",
-                self.action_new_session_now,
-            ),
-            ("Show the keys", "f12 · every binding and its id", self.action_show_keys),
-            ("Choose the model", "provider, model, key; writes config.yaml (hws setup)", self.open_setup),
-            ("Interrupt the turn", "ctrl+c", self.action_interrupt),
-            (
-                "Rewind to the selected message",
-                "ctrl+z in the transcript · alt+up selects one of yours; its text goes back in the input",
-                main.transcript.action_rewind_here,
-            ),
-            (
-                "Branch before the selected message",
-                "ctrl+f in the transcript · a copy goes on from there; the original stays resumable",
-                main.transcript.action_branch_here,
-            ),
-            (
-                "Copy the last reply",
-                "y in the transcript, or /copy",
-                lambda: self.copy_to_clipboards(main.transcript.last_reply, "the last reply"),
-            ),
-        ]
-        for command in SLASH_COMMANDS:
-            if command.name in ("copy", "help", "sessions", "edit", "identity"):
-                continue
-            entries.append((f"/{command.name}", command.help, _slash_runner(self, command.name)))
-        for title, help_text, callback in entries:
-            yield SystemCommand(title, help_text, callback)
+        yield from super().get_system_commands(screen)
+        yield from workstation_commands(self)
 
 
 def _without_model(builder: Any) -> dict[str, dict[str, Any]]:
@@ -1064,10 +1021,3 @@ def _without_model(builder: Any) -> dict[str, dict[str, Any]]:
     overrides = {name: dict(values) for name, values in (builder.overrides or {}).items()}
     overrides.get("model", {}).pop("default", None)
     return overrides
-
-
-def _slash_runner(app: HwsApp, name: str) -> Callable[[], Any]:
-    async def run() -> None:
-        await app.commands.run_slash_command(name, "")
-
-    return run

@@ -88,7 +88,9 @@ async def test_question_mark_types_in_the_input_even_from_a_pane_and_f12_shows_t
 async def test_the_palette_lists_the_workstation_actions() -> None:
     app = make_app(MODEL_CONFIG)
     async with app.run_test(size=(120, 40)) as pilot:
-        titles = {command.title for command in app.workstation_commands()}
+        from tui.palette import workstation_commands
+
+        titles = {command.title for command in workstation_commands(app)}
         for expected in (
             "Focus the memory pane",
             "Focus the compression pane",
