@@ -35,7 +35,8 @@ SOURCE = "subagent"
 WHO = "subagent"
 SUBAGENT_MARK = "You are a subagent"  # the subagent layer's first words (scenarios match on them)
 BLOCKED_TOOLS = ("delegate_task", "clarify")
-KNOWLEDGE_WRITES = ("memory", "skill_manage")
+KNOWLEDGE_WRITES = ("memory", "skill_manage", "fact_feedback")
+FACT_WRITES = ("add", "update", "remove")  # fact_store's actions that change the store
 NO_MEMORY = (
     "Subagents do not write memory or skills (delegation.allow_memory is off): put what is worth "
     "keeping in your final summary; the parent agent decides."
@@ -79,8 +80,21 @@ def child_registry(parent: ToolRegistry, toolsets: tuple[str, ...], allow_memory
             continue
         if tool.name in KNOWLEDGE_WRITES and not allow_memory:
             tool = Tool(tool.name, tool.toolset, NO_MEMORY, {"type": "object"}, _refuse, tool.preview)
+        elif tool.name == "fact_store" and not allow_memory:  # its searches stay; its writes are refused
+            tool = Tool(
+                tool.name, tool.toolset, tool.description, tool.parameters, _reads_only(tool), tool.preview
+            )
         registry.register(tool)
     return registry
+
+
+def _reads_only(tool: Tool) -> Any:
+    async def handler(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        if str(args.get("action") or "") in FACT_WRITES:
+            return await _refuse(args, ctx)
+        return await tool.handler(args, ctx)
+
+    return handler
 
 
 @dataclass

@@ -205,3 +205,42 @@ def test_background_child_result_arrives_after_the_parent_answered(tmp_path: Pat
     assert messages[-2] == ("assistant", "Started it; the count comes later.")
     assert messages[-1][0] == "user" and "SUMMARY-C" in messages[-1][1]
     assert ended["child_session_id"] in messages[-1][1]
+
+
+def test_a_child_searches_the_fact_store_but_writes_nothing_to_it() -> None:
+    from engine.agent.subagent import child_registry
+    from engine.tools.fact_tools import TOOLS
+    from engine.tools.registry import ToolRegistry, ToolResult
+
+    reached: list[str] = []
+
+    async def store(args: dict[str, Any], ctx: Any) -> ToolResult:
+        reached.append(str(args["action"]))
+        return ToolResult({"success": True}, ok=True, summary="ok")
+
+    parent = ToolRegistry(TOOLS)
+    fact_store = parent.get("fact_store")
+    assert fact_store is not None
+    parent.register(
+        type(fact_store)(
+            "fact_store", fact_store.toolset, fact_store.description, fact_store.parameters, store
+        ),
+        replace=True,
+    )
+    child = child_registry(parent, (), allow_memory=False)
+    tool, feedback = child.get("fact_store"), child.get("fact_feedback")
+    assert tool is not None and feedback is not None
+    assert tool.parameters == fact_store.parameters  # the child sees the same tool, searches included
+
+    async def calls() -> list[ToolResult]:
+        asked = [{"action": a} for a in ("search", "probe", "add", "update", "remove")]
+        return [await tool.handler(args, None) for args in asked] + [  # type: ignore[arg-type]
+            await feedback.handler({"action": "helpful", "fact_id": 1}, None)  # type: ignore[arg-type]
+        ]
+
+    results = asyncio.run(calls())
+    assert reached == ["search", "probe"]
+    assert [r.ok for r in results] == [True, True, False, False, False, False]
+    assert all("delegation.allow_memory" in json.dumps(r.content) for r in results[2:])
+    allowed = child_registry(parent, (), allow_memory=True).get("fact_store")
+    assert allowed is not None and allowed.handler is store
