@@ -160,12 +160,7 @@ def auxiliary_settings(config: Config) -> ModelSettings:
             f"({', '.join(PROVIDER_URLS)}); set auxiliary.base_url."
         )
     base_url = base_url or main.base_url
-    if aux.api_key or aux.api_key_env:
-        key = resolve_api_key(config, base_url, str(aux.api_key), str(aux.api_key_env))
-    elif base_url == main.base_url:
-        key = main.api_key
-    else:
-        key = resolve_api_key(config, base_url)
+    key = _section_key(config, main, base_url, str(aux.api_key or ""), str(aux.api_key_env or ""))
     timeout = float(aux.timeout)
     return replace(
         main,
@@ -185,12 +180,7 @@ def delegation_settings(config: Config, main: ModelSettings) -> ModelSettings | 
     if not (str(section.base_url) or str(section.model)):
         return None
     base_url = str(section.base_url).rstrip("/") or main.base_url
-    if section.api_key or section.api_key_env:
-        key = resolve_api_key(config, base_url, str(section.api_key), str(section.api_key_env))
-    elif base_url == main.base_url:
-        key = main.api_key
-    else:
-        key = resolve_api_key(config, base_url)
+    key = _section_key(config, main, base_url, str(section.api_key or ""), str(section.api_key_env or ""))
     same_endpoint = base_url == main.base_url
     return replace(
         main,
@@ -200,3 +190,13 @@ def delegation_settings(config: Config, main: ModelSettings) -> ModelSettings | 
         context_length=main.context_length if same_endpoint and not section.model else 0,
         provider=main.provider if same_endpoint else "",
     )
+
+
+def _section_key(config: Config, main: ModelSettings, base_url: str, given: str, env_name: str) -> str:
+    """The key of a section that may name its own endpoint: its own key or variable, else the main
+    model's key on the main endpoint, else the usual one for the host."""
+    if given or env_name:
+        return resolve_api_key(config, base_url, given, env_name)
+    if base_url == main.base_url:
+        return main.api_key
+    return resolve_api_key(config, base_url)
