@@ -54,7 +54,11 @@ def task_specs(args: Mapping[str, Any], max_tasks: int) -> list[TaskSpec]:
     """The tasks of a call: `tasks`, or the one `goal`; a ToolError says what is missing or too many."""
     raw = args.get("tasks")
     if raw:
-        items = [t for t in raw if isinstance(t, Mapping)]
+        if not isinstance(raw, list) or not all(isinstance(t, Mapping) for t in raw):
+            raise ToolError(
+                'delegate_task `tasks` must be a list of objects, each {"goal": ..., "context": ...}.'
+            )
+        items = raw
     elif str(args.get("goal") or "").strip():
         items = [args]
     else:

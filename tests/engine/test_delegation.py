@@ -244,3 +244,15 @@ def test_a_child_searches_the_fact_store_but_writes_nothing_to_it() -> None:
     assert all("delegation.allow_memory" in json.dumps(r.content) for r in results[2:])
     allowed = child_registry(parent, (), allow_memory=True).get("fact_store")
     assert allowed is not None and allowed.handler is store
+
+
+def test_tasks_given_as_plain_strings_are_refused_with_a_sentence_not_dropped() -> None:
+    import pytest
+
+    from engine.tools.delegate import task_specs
+    from engine.tools.errors import ToolError
+
+    for bad in (["count the files", "read the log"], "count the files", [{"goal": "a"}, "b"]):
+        with pytest.raises(ToolError, match="list of objects"):
+            task_specs({"tasks": bad}, 3)
+    assert [s.goal for s in task_specs({"tasks": [{"goal": "a"}, {"goal": "b"}]}, 3)] == ["a", "b"]
