@@ -1016,9 +1016,10 @@ class Agent:
     async def _take_delivered(self) -> None:
         session = self.opened
         while self.delivered:
-            text = self.delivered.pop(0)
-            await self._append("user", text)
+            text = self.delivered[0]
+            await self._append("user", text)  # a failure here leaves it waiting for the next boundary
             session.history.append({"role": "user", "content": text})
+            self.delivered.pop(0)
 
     async def _append(self, role: str, content: Any, **fields: Any) -> int | None:
         return await self._append_to(self.session_id, role, content, **fields)

@@ -256,3 +256,28 @@ def test_tasks_given_as_plain_strings_are_refused_with_a_sentence_not_dropped() 
         with pytest.raises(ToolError, match="list of objects"):
             task_specs({"tasks": bad}, 3)
     assert [s.goal for s in task_specs({"tasks": [{"goal": "a"}, {"goal": "b"}]}, 3)] == ["a", "b"]
+
+
+def test_a_background_result_that_cannot_be_stored_waits_for_the_next_boundary() -> None:
+    from types import SimpleNamespace
+
+    from engine.agent.turns import Agent
+
+    failures = [OSError("database is locked")]
+    stored: list[str] = []
+
+    async def append(role: str, text: str) -> int:
+        if failures:
+            raise failures.pop()
+        stored.append(text)
+        return len(stored)
+
+    agent = SimpleNamespace(opened=SimpleNamespace(history=[]), delivered=["RESULT-1"], _append=append)
+    try:
+        asyncio.run(Agent._take_delivered(agent))  # type: ignore[arg-type]
+    except OSError:
+        pass
+    assert agent.delivered == ["RESULT-1"]  # kept, not lost
+    asyncio.run(Agent._take_delivered(agent))  # type: ignore[arg-type]
+    assert stored == ["RESULT-1"] and agent.delivered == []
+    assert agent.opened.history == [{"role": "user", "content": "RESULT-1"}]
