@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.config import Config
 from engine.llm.fallback import provider_label
-from engine.llm.settings import PROVIDER_URLS, SettingsError, model_settings
+from engine.llm.settings import PROVIDER_URLS, SettingsError, model_settings, provider_name
 
 
 class ProviderNotFound(Exception):
@@ -60,7 +60,7 @@ def configured_providers(config: Config) -> list[Configured]:
             "api_key": "",  # fallback entries never hold a key
             "api_key_env": str(entry.get("api_key_env") or "").strip(),
         }
-        label = name if name not in ("", "auto", "custom") else _host(base_url)
+        label = provider_name(name) or _host(base_url)
         found.append((label, f"fallback {index}", settings, str(entry.get("model") or "").strip()))
     return found
 
