@@ -133,11 +133,9 @@ def run_list(args: argparse.Namespace) -> int:
 
 def _missing(library: Any, skill: Any) -> str:
     """The settings a skill declares and this home lacks, in one line ('' when it has them all)."""
-    from engine.skills.needs import readiness
+    from engine.skills.needs import missing_settings
 
-    if not skill.needs:
-        return ""
-    return readiness(skill.needs, library.config.secret, library.config.raw).missing_words()
+    return missing_settings(skill.needs, library.config)
 
 
 def _print_setup(library: Any, skill: Any) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli.common import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, fail, print_json
+from engine.text.printable import printable
 
 EXIT_DANGEROUS = 3
 
@@ -80,7 +81,7 @@ def run_tap_add(args: argparse.Namespace) -> int:
     state = "added" if added else "already a tap"
     print(f"{args.source}: {state}; it offers {len(skills)} skill{'s' if len(skills) != 1 else ''}.")
     for skill in skills:
-        print(f"  {skill.name}  [{skill.trust}]  {skill.description[:70]}")
+        print(f"  {skill.name}  [{skill.trust}]  {printable(skill.description[:70])}")
     return EXIT_OK
 
 
@@ -118,7 +119,7 @@ def run_search(args: argparse.Namespace) -> int:
     hub = _hub(args)
     found = hub.search(args.text, fresh=args.fresh)
     for problem in found.problems:
-        print(f"warning: {problem}", file=sys.stderr)
+        print(f"warning: {printable(problem)}", file=sys.stderr)
     if args.json:
         print_json({"skills": [s.__dict__ for s in found.skills], "problems": found.problems})
         return EXIT_OK
@@ -126,9 +127,9 @@ def run_search(args: argparse.Namespace) -> int:
         print(f"No skill in the taps matches {args.text!r}." if args.text else "The taps offer no skills.")
     width = max((len(s.name) for s in found.skills), default=4)
     for s in found.skills:
-        print(f"{s.name.ljust(width)}  {s.trust:<9}  {s.identifier}")
+        print(f"{s.name.ljust(width)}  {s.trust:<9}  {printable(s.identifier)}")
         if s.description:
-            print(f"{' ' * width}  {s.description[:100]}")
+            print(f"{' ' * width}  {printable(s.description[:100])}")
     return EXIT_OK
 
 
@@ -181,9 +182,9 @@ def run_check(args: argparse.Namespace) -> int:
         words = {"up_to_date": "up to date", "update_available": "update available"}.get(r.status, r.status)
         edited = "  (edited locally)" if r.edited_locally else ""
         commit = f"  at {r.commit[:12]}" if r.commit else ""
-        print(f"{r.name}: {words}{commit}{edited}  [{r.source}] {r.identifier}")
+        print(f"{r.name}: {words}{commit}{edited}  [{r.source}] {printable(r.identifier)}")
         if r.detail:
-            print(f"  {r.detail}")
+            print(f"  {printable(r.detail)}")
     return EXIT_OK
 
 

@@ -175,3 +175,22 @@ def test_well_known_index_archive_and_single_skill_md(
         assert code == 1 and "answered HTTP 404" in err
     code, _, err = run(capsys, "tap", "add", "http://example.org")
     assert code == 1 and "not an https:// address" in err
+
+
+def test_text_from_a_tap_reaches_the_terminal_escaped(
+    home: Home, forge: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A description is the tap author's text: an escape sequence in it is printed as `\\x1b`,
+    never sent to the terminal (where it could retitle the window or repaint the screen)."""
+    from tests.support.hub_support import Repo
+
+    repo = Repo(forge, "someone/odd", tmp_path / "work")
+    repo.write(
+        "skills/odd/SKILL.md",
+        '---\nname: odd\ndescription: "Tidy \\e]0;owned\\a notes \\e[2J. Use for tests."\n---\n\nBody.\n',
+    )
+    repo.commit("odd")
+    code, out, _ = run(capsys, "tap", "add", "someone/odd/skills")
+    assert code == 0 and "offers 1 skill" in out and "\x1b" not in out and "\\x1b" in out
+    code, out, _ = run(capsys, "search", "tidy")
+    assert code == 0 and "odd" in out and "\x1b" not in out and "\x07" not in out and "\\x1b" in out

@@ -91,3 +91,31 @@ async def test_the_app_opens_on_the_hub_and_runs_its_work_in_app_workers(tmp_pat
         await pilot.press("tab", "enter")
         assert await pause_until(pilot, lambda: screen.preview is not None, rounds=600)
     assert groups.count("hub-search") == 1 and groups.count("hub-view") == 1  # the app runs the hub's work
+
+
+async def test_a_fetched_skill_is_shown_as_text_never_as_markup(tmp_path: Path) -> None:
+    """A SKILL.md from a tap is someone else's text: `[/]` or `[on black]` is shown as written,
+    never styled and never a markup error that breaks the screen."""
+    from textual.widgets import Static
+
+    from tests.support.hub_support import Repo
+    from tui.screens.hub import HubScreen
+
+    forge = tmp_path / "forge"
+    repo = Repo(forge, "someone/odd", tmp_path / "work")
+    body = "---\nname: odd\ndescription: Brackets [/] and [bold]x[/bold]. Use for tests.\n---\n\n"
+    repo.write("skills/odd/SKILL.md", body + "Run [on black]hidden[/] then [/].\n")
+    repo.commit("odd")
+    app = make_app(hub_config(forge, ["someone/odd/skills"]), open_hub=True)
+    async with app.run_test(size=(140, 40)) as pilot:
+        assert await pause_until(pilot, lambda: isinstance(app.screen, HubScreen), rounds=600)
+        screen = app.screen
+        assert await pause_until(pilot, lambda: len(screen.skills) == 1, rounds=600)
+        await pilot.press("tab")
+        listing = str(screen.query_one("#hub-detail", Static).render())
+        assert "[/] and [bold]x[/bold]" in listing
+        screen.action_view()
+        assert await pause_until(pilot, lambda: screen.preview is not None, rounds=600)
+        await settle(pilot, app)
+        detail = str(screen.query_one("#hub-detail", Static).render())
+        assert "Run [on black]hidden[/] then [/]." in detail

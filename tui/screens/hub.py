@@ -87,8 +87,8 @@ class HubScreen(ModalScreen[str | None]):
             with Horizontal(id="hub-body"):
                 yield DataTable(id="hub-table", cursor_type="row", zebra_stripes=True)
                 with VerticalScroll(id="hub-detail-scroll"):
-                    yield Static(id="hub-detail")
-            yield Static("Reading the taps…", id="hub-note")
+                    yield Static(id="hub-detail", markup=False)  # a fetched SKILL.md is text
+            yield Static("Reading the taps…", id="hub-note", markup=False)
 
     def on_mount(self) -> None:
         table = self.query_one("#hub-table", DataTable)
