@@ -192,7 +192,13 @@ class Installer:
                     report, decision, False, f"Skill '{name}' was not installed: {decision.reason}"
                 )
             replacing = force if replace is None else replace
-            return self._place(quarantine, origin, name, category, report, decision, replacing)
+            taken = (  # what frees the name: --force where it replaces, else the skill's own commands
+                "use --force to replace it (the old one is archived and stays in the history)."
+                if replace is None
+                else f"installing from a source never replaces it: `hws skills update {name}` brings a hub "
+                f"skill up to date, `hws skills uninstall {name}` removes one."
+            )
+            return self._place(quarantine, origin, name, category, report, decision, replacing, taken)
         finally:
             shutil.rmtree(quarantine, ignore_errors=True)
 
@@ -220,7 +226,9 @@ class Installer:
         report: GuardReport,
         decision: Decision,
         replacing: bool,
+        taken: str,
     ) -> InstallOutcome:
+        """Move the checked skill in; `taken` says what to do when its name is taken and not replaced."""
         manager = SkillManager(self.library, self.who, self.history)
         with manager.lock():
             existing = self.library.catalog().get(name)
@@ -229,10 +237,7 @@ class Installer:
             replaced = None
             if existing is not None and not existing.read_only:
                 if not replacing:
-                    message = (
-                        f"A skill named '{name}' already exists at {existing.skill_dir}; "
-                        "use --force to replace it (the old one is archived and stays in the history)."
-                    )
+                    message = f"A skill named '{name}' already exists at {existing.skill_dir}; {taken}"
                     return InstallOutcome(report, Decision("block", message), False, message)
                 replaced = self.retire(existing.skill_dir, name, tag)
                 target = existing.skill_dir if not category else target

@@ -65,6 +65,9 @@ def test_tap_search_install_check_update_uninstall(
     assert entry["metadata"]["commit"] == git("rev-parse", "HEAD", cwd=repo.work)
     assert any(" INSTALL release-notes github:trusted safe sha256:" in line for line in audit_lines(home))
 
+    code, out, _ = run(capsys, "install", "release-notes", "--force")  # the name is taken: say what frees it
+    assert code != 0 and "hws skills update release-notes" in out and "use --force" not in out
+
     code, out, _ = run(capsys, "check")
     assert code == 0 and "release-notes: up to date" in out
 
