@@ -349,12 +349,16 @@ class Transcript(VerticalScroll):
         self._attempt = []
         self._attempt_start = len(self._turn_text)
 
-    async def tool_called(self, event: events.ToolCalled) -> None:
+    async def _start_block(self, block: Widget) -> None:
+        """A block the turn starts (a tool call, a subagent) goes below what the reply has said so far."""
         await self._finish_segment()
         self._new_attempt()
+        await self._add(block)
+
+    async def tool_called(self, event: events.ToolCalled) -> None:
         block = ToolBlock(event, self.tool_preview_chars)
         self._tools[event.call_id] = block
-        await self._add(block)
+        await self._start_block(block)
 
     def tool_progress(self, event: events.ToolProgress) -> None:
         """A running call said how far it is: its block shows the latest word (a stale one is dropped)."""
@@ -381,11 +385,9 @@ class Transcript(VerticalScroll):
 
     async def subagent_started(self, event: events.SubagentStarted) -> None:
         """A child began: its block goes below what the turn has shown so far (the delegate_task call)."""
-        await self._finish_segment()
-        self._new_attempt()
         block = SubagentBlock(event, self.tool_preview_chars)
         self.subagents[event.child_session_id] = block
-        await self._add(block)
+        await self._start_block(block)
 
     def subagent_progress(self, event: events.SubagentProgress) -> None:
         block = self.subagents.get(event.child_session_id)
