@@ -27,6 +27,7 @@ from widgets.clarify_block import ClarifyBlock
 from widgets.input_blocks import ShellBlock
 from widgets.pane import Pane
 from widgets.paste_chips import PasteLimits
+from widgets.question_block import QuestionBlock
 from widgets.stored_turn import STORED_TURN_PARTS, StoredTurn
 from widgets.subagent_block import SubagentBlock
 from widgets.transcript_blocks import (
@@ -431,10 +432,9 @@ class Transcript(VerticalScroll):
         await self._add(block)
         return block
 
-    def pending_approval(self) -> ApprovalBlock | ClarifyBlock | None:
+    def pending_approval(self) -> QuestionBlock | None:
         """The oldest question (an approval, or the model's `clarify`) still waiting for an answer."""
-        waiting = (b for b in self.query("ApprovalBlock, ClarifyBlock") if not b.future.done())  # type: ignore[attr-defined]
-        return next(waiting, None)  # type: ignore[return-value]
+        return next((b for b in self.query(QuestionBlock) if not b.future.done()), None)
 
     def deny_pending_approvals(self) -> int:
         """Answer every open approval question with "deny" (the turn is being interrupted)."""
