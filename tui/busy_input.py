@@ -108,16 +108,13 @@ class BusyInput:
                 "the message is queued and sent as a message when the command ends.",
                 icon="↳",
             )
-            self._show()
-            return
-        if not steer(app.agent, text):  # an agent that cannot be steered
+        elif steer(app.agent, text):
+            self.steering.append(text)
+        else:  # an agent that cannot be steered
             self.queued.append(QueuedMessage(text, text))
             self._say(
                 "This agent cannot take a steer: the message is queued for when its turn ends.", "warning"
             )
-            self._show()
-            return
-        self.steering.append(text)
         self._show()
 
     def saw(self, message: Message) -> None:
@@ -144,10 +141,9 @@ class BusyInput:
                 "them (enter edits one, delete drops it).",
                 icon="⏸",
             )
-            self._show()
-            return
         self._show()
-        self.send_next()
+        if not interrupted:
+            self.send_next()
 
     def send_next(self) -> bool:
         """Send the oldest queued message as its own turn (nothing while one runs)."""

@@ -27,6 +27,7 @@ from widgets.clarify_block import ClarifyBlock
 from widgets.input_blocks import ShellBlock
 from widgets.pane import Pane
 from widgets.paste_chips import PasteLimits
+from widgets.question_block import QuestionBlock
 from widgets.stored_turn import STORED_TURN_PARTS, StoredTurn
 from widgets.subagent_block import SubagentBlock
 from widgets.transcript_blocks import (
@@ -349,12 +350,16 @@ class Transcript(VerticalScroll):
         self._attempt = []
         self._attempt_start = len(self._turn_text)
 
-    async def tool_called(self, event: events.ToolCalled) -> None:
+    async def _start_block(self, block: Widget) -> None:
+        """A block the turn starts (a tool call, a subagent) goes below what the reply has said so far."""
         await self._finish_segment()
         self._new_attempt()
+        await self._add(block)
+
+    async def tool_called(self, event: events.ToolCalled) -> None:
         block = ToolBlock(event, self.tool_preview_chars)
         self._tools[event.call_id] = block
-        await self._add(block)
+        await self._start_block(block)
 
     def tool_progress(self, event: events.ToolProgress) -> None:
         """A running call said how far it is: its block shows the latest word (a stale one is dropped)."""
@@ -381,11 +386,9 @@ class Transcript(VerticalScroll):
 
     async def subagent_started(self, event: events.SubagentStarted) -> None:
         """A child began: its block goes below what the turn has shown so far (the delegate_task call)."""
-        await self._finish_segment()
-        self._new_attempt()
         block = SubagentBlock(event, self.tool_preview_chars)
         self.subagents[event.child_session_id] = block
-        await self._add(block)
+        await self._start_block(block)
 
     def subagent_progress(self, event: events.SubagentProgress) -> None:
         block = self.subagents.get(event.child_session_id)
@@ -429,10 +432,9 @@ class Transcript(VerticalScroll):
         await self._add(block)
         return block
 
-    def pending_approval(self) -> ApprovalBlock | ClarifyBlock | None:
+    def pending_approval(self) -> QuestionBlock | None:
         """The oldest question (an approval, or the model's `clarify`) still waiting for an answer."""
-        waiting = (b for b in self.query("ApprovalBlock, ClarifyBlock") if not b.future.done())  # type: ignore[attr-defined]
-        return next(waiting, None)  # type: ignore[return-value]
+        return next((b for b in self.query(QuestionBlock) if not b.future.done()), None)
 
     def deny_pending_approvals(self) -> int:
         """Answer every open approval question with "deny" (the turn is being interrupted)."""
